@@ -1,0 +1,16 @@
+//! The scheduling framework: verdicts, plugin names, the profile, pod and node infos, the
+//! snapshot and the extension-point runner. Mirrors kubernetes v1.35 `pkg/scheduler/framework/`.
+
+pub mod fit_error;
+pub mod names;
+pub mod profile;
+pub mod runtime;
+pub mod status;
+pub mod types;
+
+pub use fit_error::{Diagnosis, fit_error_message};
+pub use names::PluginName;
+pub use profile::Profile;
+pub use runtime::{CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, run_filter, run_pre_filter, run_score};
+pub use status::{Code, Status};
+pub use types::{AffinityTerm, NodeInfo, PodId, PodInfo, Snapshot, SnapshotWarning, WeightedAffinityTerm, pod_requests};

@@ -1,0 +1,82 @@
+//! Plugin names (`pkg/scheduler/framework/plugins/names/names.go`): the closed set this engine implements.
+
+use core::fmt;
+
+/// A scheduler plugin of the default profile that affects placement.
+///
+/// Volume and DRA plugins are no-ops for pods without volumes or claims and are not modelled; see
+/// `ARCHITECTURE.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PluginName {
+    /// `NodeUnschedulable`.
+    NodeUnschedulable,
+    /// `NodeName`.
+    NodeName,
+    /// `TaintToleration`.
+    TaintToleration,
+    /// `NodeAffinity`.
+    NodeAffinity,
+    /// `NodePorts`.
+    NodePorts,
+    /// `NodeResourcesFit`.
+    NodeResourcesFit,
+    /// `PodTopologySpread`.
+    PodTopologySpread,
+    /// `InterPodAffinity`.
+    InterPodAffinity,
+    /// `DynamicResources` (PostFilter note only).
+    DynamicResources,
+    /// `DefaultPreemption`.
+    DefaultPreemption,
+    /// `NodeResourcesBalancedAllocation`.
+    NodeResourcesBalancedAllocation,
+    /// `ImageLocality`.
+    ImageLocality,
+}
+
+impl PluginName {
+    /// Every plugin, in default-profile order.
+    pub const ALL: [PluginName; 12] = [
+        PluginName::NodeUnschedulable,
+        PluginName::NodeName,
+        PluginName::TaintToleration,
+        PluginName::NodeAffinity,
+        PluginName::NodePorts,
+        PluginName::NodeResourcesFit,
+        PluginName::PodTopologySpread,
+        PluginName::InterPodAffinity,
+        PluginName::DynamicResources,
+        PluginName::DefaultPreemption,
+        PluginName::NodeResourcesBalancedAllocation,
+        PluginName::ImageLocality,
+    ];
+
+    /// The upstream name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PluginName::NodeUnschedulable => "NodeUnschedulable",
+            PluginName::NodeName => "NodeName",
+            PluginName::TaintToleration => "TaintToleration",
+            PluginName::NodeAffinity => "NodeAffinity",
+            PluginName::NodePorts => "NodePorts",
+            PluginName::NodeResourcesFit => "NodeResourcesFit",
+            PluginName::PodTopologySpread => "PodTopologySpread",
+            PluginName::InterPodAffinity => "InterPodAffinity",
+            PluginName::DynamicResources => "DynamicResources",
+            PluginName::DefaultPreemption => "DefaultPreemption",
+            PluginName::NodeResourcesBalancedAllocation => "NodeResourcesBalancedAllocation",
+            PluginName::ImageLocality => "ImageLocality",
+        }
+    }
+
+    /// Parses the upstream name.
+    pub fn parse(text: &str) -> Option<PluginName> {
+        PluginName::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+}
+
+impl fmt::Display for PluginName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,98 @@
+//! The scheduling profile: which plugins run at which extension point, their weights and args.
+//! Mirrors kubernetes v1.35 `pkg/scheduler/apis/config/v1/default_plugins.go` and `defaults.go`.
+
+use alloc::vec::Vec;
+
+use super::names::PluginName;
+use crate::plugins::inter_pod_affinity::AffinityArgs;
+use crate::plugins::node_resources::{BalancedAllocationArgs, FitArgs};
+use crate::plugins::pod_topology_spread::SpreadArgs;
+
+/// A profile: the enabled plugins in order, score weights and plugin args.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// Filter plugins (PreFilter runs for those that have one), in upstream order.
+    pub filters: Vec<PluginName>,
+    /// Score plugins with their weights, in upstream order.
+    pub scores: Vec<(PluginName, i64)>,
+    /// Whether PostFilter (DynamicResources note + DefaultPreemption) runs.
+    pub post_filter: bool,
+    /// NodeResourcesFit args.
+    pub fit: FitArgs,
+    /// NodeResourcesBalancedAllocation args.
+    pub balanced_allocation: BalancedAllocationArgs,
+    /// PodTopologySpread args.
+    pub spread: SpreadArgs,
+    /// InterPodAffinity args.
+    pub inter_pod_affinity: AffinityArgs,
+    /// `percentageOfNodesToScore`: `None` for the adaptive default. Only used to say how many nodes
+    /// the real scheduler would have examined; spreadlab evaluates every node.
+    pub percentage_of_nodes_to_score: Option<i32>,
+}
+
+impl Profile {
+    /// The default profile of kube-scheduler v1.35 (`getDefaultPlugins`) restricted to the plugins
+    /// that affect pods without volumes or resource claims.
+    pub fn default_v1_35() -> Profile {
+        Profile {
+            filters: Vec::from([
+                PluginName::NodeUnschedulable,
+                PluginName::NodeName,
+                PluginName::TaintToleration,
+                PluginName::NodeAffinity,
+                PluginName::NodePorts,
+                PluginName::NodeResourcesFit,
+                PluginName::PodTopologySpread,
+                PluginName::InterPodAffinity,
+            ]),
+            scores: Vec::from([
+                (PluginName::TaintToleration, 3),
+                (PluginName::NodeAffinity, 2),
+                (PluginName::NodeResourcesFit, 1),
+                (PluginName::PodTopologySpread, 2),
+                (PluginName::InterPodAffinity, 2),
+                (PluginName::NodeResourcesBalancedAllocation, 1),
+                (PluginName::ImageLocality, 1),
+            ]),
+            post_filter: true,
+            fit: FitArgs::default(),
+            balanced_allocation: BalancedAllocationArgs::default(),
+            spread: SpreadArgs::default(),
+            inter_pod_affinity: AffinityArgs::default(),
+            percentage_of_nodes_to_score: None,
+        }
+    }
+
+    /// A profile with a single plugin at every extension point it implements (weight 1), as the
+    /// upstream plugin unit tests drive it.
+    pub fn single(plugin: PluginName) -> Profile {
+        let mut profile = Profile::default_v1_35();
+        profile.filters.retain(|p| *p == plugin);
+        profile.scores.retain(|(p, _)| *p == plugin);
+        profile.scores.iter_mut().for_each(|(_, weight)| *weight = 1);
+        profile.post_filter = false;
+        profile
+    }
+
+    /// `numFeasibleNodesToFind`: how many feasible nodes the real scheduler stops at.
+    pub fn num_feasible_nodes_to_find(&self, num_all_nodes: usize) -> usize {
+        const MIN_FEASIBLE_NODES_TO_FIND: i64 = 100;
+        const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND: i64 = 5;
+        let n = num_all_nodes as i64;
+        if n < MIN_FEASIBLE_NODES_TO_FIND {
+            return num_all_nodes;
+        }
+        let mut percentage = self.percentage_of_nodes_to_score.unwrap_or(0) as i64;
+        if percentage == 0 {
+            percentage = 50 - n / 125;
+            if percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND {
+                percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+            }
+        }
+        let mut k = (n * percentage / 100) as i32 as i64;
+        if k < MIN_FEASIBLE_NODES_TO_FIND {
+            k = MIN_FEASIBLE_NODES_TO_FIND;
+        }
+        k.min(n) as usize
+    }
+}

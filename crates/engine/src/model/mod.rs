@@ -1,0 +1,24 @@
+//! The engine's input model: typed, parsed once, free of Kubernetes API crates.
+//!
+//! This is the "Repr" layer: adapters (the `spreadlab-k8s` crate) build it from API objects and
+//! apply API-server defaulting; the plugins only ever read it.
+
+pub mod cluster;
+pub mod labels;
+pub mod node;
+pub mod pod;
+pub mod quantity;
+pub mod resources;
+pub mod taint;
+
+pub use cluster::{Cluster, Controller, ControllerKind, Namespace, PodDisruptionBudget, Service};
+pub use labels::{Labels, Operator, Requirement, Selector, SelectorError};
+pub use node::{ContainerImage, LABEL_HOSTNAME, LABEL_REGION, LABEL_ZONE, Node};
+pub use pod::{
+    Affinity, Container, ContainerPort, NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm, OwnerRef, Pod,
+    PodAffinity, PodAffinityTerm, PodPhase, PreemptionPolicy, PreferredSchedulingTerm, TopologySpreadConstraint,
+    WeightedPodAffinityTerm, WhenUnsatisfiable,
+};
+pub use quantity::{Quantity, QuantityError};
+pub use resources::{Resource, ResourceList};
+pub use taint::{Taint, TaintEffect, Toleration, TolerationOperator};

@@ -1,0 +1,308 @@
+//! The engine's view of a Pod: scheduling-relevant fields of `v1.PodSpec` and metadata, typed.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::labels::{Labels, Requirement, Selector};
+use super::node::Node;
+use super::resources::ResourceList;
+use super::taint::Toleration;
+
+/// `pod.status.phase`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PodPhase {
+    /// `Pending` (also an absent phase).
+    #[default]
+    Pending,
+    /// `Running`.
+    Running,
+    /// `Succeeded`: terminal, not in the scheduler's cache.
+    Succeeded,
+    /// `Failed`: terminal, not in the scheduler's cache.
+    Failed,
+    /// `Unknown`.
+    Unknown,
+}
+
+impl PodPhase {
+    /// Whether the scheduler's informer drops pods in this phase (`Succeeded`, `Failed`).
+    pub fn is_terminal(self) -> bool {
+        matches!(self, PodPhase::Succeeded | PodPhase::Failed)
+    }
+}
+
+/// `spec.preemptionPolicy`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PreemptionPolicy {
+    /// `PreemptLowerPriority` (the default).
+    #[default]
+    PreemptLowerPriority,
+    /// `Never`.
+    Never,
+}
+
+/// The controller owner reference (`ownerReferences[]` with `controller: true`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnerRef {
+    /// `apiVersion`, e.g. `apps/v1`.
+    pub api_version: String,
+    /// `kind`, e.g. `ReplicaSet`.
+    pub kind: String,
+    /// `name`.
+    pub name: String,
+}
+
+/// A container port that may claim a host port.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContainerPort {
+    /// `hostPort` (0 when absent).
+    pub host_port: i32,
+    /// `hostIP` (empty means `0.0.0.0`).
+    pub host_ip: String,
+    /// `protocol` (empty means `TCP`).
+    pub protocol: String,
+    /// `containerPort`.
+    pub container_port: i32,
+}
+
+/// A container, init container or sidecar.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Container {
+    /// `name`.
+    pub name: String,
+    /// `image`.
+    pub image: Option<String>,
+    /// `resources.requests`, parsed (cpu in millicores).
+    pub requests: ResourceList,
+    /// `resources.limits`, parsed; the API server copies limits into absent requests.
+    pub limits: ResourceList,
+    /// `ports`.
+    pub ports: Vec<ContainerPort>,
+    /// `restartPolicy: Always` on an init container: a sidecar.
+    pub restart_policy_always: bool,
+}
+
+/// One node selector term: everything inside is ANDed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeSelectorTerm {
+    /// `matchExpressions` on node labels.
+    pub match_expressions: Vec<Requirement>,
+    /// `matchFields`; only `metadata.name` exists.
+    pub match_fields: Vec<Requirement>,
+}
+
+/// `metav1.ObjectNameField`, the only supported `matchFields` key.
+pub const OBJECT_NAME_FIELD: &str = "metadata.name";
+
+impl NodeSelectorTerm {
+    /// Whether the term matches a node: every expression on labels and every field requirement.
+    /// An empty term matches nothing (component-helpers drops it).
+    pub fn matches(&self, node: &Node) -> bool {
+        if self.match_expressions.is_empty() && self.match_fields.is_empty() {
+            return false;
+        }
+        self.match_expressions.iter().all(|r| r.matches(&node.labels))
+            && self.match_fields.iter().all(|r| {
+                let mut fields = Labels::new();
+                fields.insert(String::from(OBJECT_NAME_FIELD), node.name.clone());
+                r.matches(&fields)
+            })
+    }
+}
+
+/// A preferred node affinity term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreferredSchedulingTerm {
+    /// 1..100.
+    pub weight: i32,
+    /// The term.
+    pub preference: NodeSelectorTerm,
+}
+
+/// `spec.affinity.nodeAffinity`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeAffinity {
+    /// `requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms` (ORed); `None` when absent.
+    pub required: Option<Vec<NodeSelectorTerm>>,
+    /// `preferredDuringSchedulingIgnoredDuringExecution`.
+    pub preferred: Vec<PreferredSchedulingTerm>,
+}
+
+/// A pod (anti-)affinity term as written in the spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodAffinityTerm {
+    /// `labelSelector`; nil is [`Selector::Nothing`].
+    pub selector: Selector,
+    /// `topologyKey`.
+    pub topology_key: String,
+    /// `namespaces`.
+    pub namespaces: Vec<String>,
+    /// `namespaceSelector`; `None` when nil.
+    pub namespace_selector: Option<Selector>,
+    /// `matchLabelKeys` (already merged into `selector` for admitted pods).
+    pub match_label_keys: Vec<String>,
+    /// `mismatchLabelKeys` (already merged into `selector` for admitted pods).
+    pub mismatch_label_keys: Vec<String>,
+}
+
+/// A preferred pod (anti-)affinity term.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WeightedPodAffinityTerm {
+    /// 1..100.
+    pub weight: i32,
+    /// The term.
+    pub term: PodAffinityTerm,
+}
+
+/// `podAffinity` or `podAntiAffinity`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodAffinity {
+    /// Required terms.
+    pub required: Vec<PodAffinityTerm>,
+    /// Preferred terms.
+    pub preferred: Vec<WeightedPodAffinityTerm>,
+}
+
+/// `spec.affinity`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Affinity {
+    /// `nodeAffinity`.
+    pub node_affinity: Option<NodeAffinity>,
+    /// `podAffinity`; `Some` even when empty if the struct was present (matters for scoring).
+    pub pod_affinity: Option<PodAffinity>,
+    /// `podAntiAffinity`; `Some` even when empty if the struct was present.
+    pub pod_anti_affinity: Option<PodAffinity>,
+}
+
+/// `whenUnsatisfiable`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhenUnsatisfiable {
+    /// `DoNotSchedule`: a hard constraint (Filter).
+    DoNotSchedule,
+    /// `ScheduleAnyway`: a soft constraint (Score).
+    ScheduleAnyway,
+}
+
+/// `nodeAffinityPolicy` / `nodeTaintsPolicy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeInclusionPolicy {
+    /// `Honor`.
+    Honor,
+    /// `Ignore`.
+    Ignore,
+}
+
+/// A `topologySpreadConstraints` entry as written in the spec (defaults not yet applied).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopologySpreadConstraint {
+    /// `maxSkew`.
+    pub max_skew: i32,
+    /// `topologyKey`.
+    pub topology_key: String,
+    /// `whenUnsatisfiable`.
+    pub when_unsatisfiable: WhenUnsatisfiable,
+    /// `labelSelector`; nil is [`Selector::Nothing`].
+    pub selector: Selector,
+    /// `minDomains`.
+    pub min_domains: Option<i32>,
+    /// `nodeAffinityPolicy`.
+    pub node_affinity_policy: Option<NodeInclusionPolicy>,
+    /// `nodeTaintsPolicy`.
+    pub node_taints_policy: Option<NodeInclusionPolicy>,
+    /// `matchLabelKeys`.
+    pub match_label_keys: Vec<String>,
+}
+
+/// A pod.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pod {
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// `metadata.name`.
+    pub name: String,
+    /// `metadata.labels`.
+    pub labels: Labels,
+    /// The controller owner reference.
+    pub owner: Option<OwnerRef>,
+    /// `spec.priority` (0 when absent).
+    pub priority: i32,
+    /// `spec.preemptionPolicy`.
+    pub preemption_policy: PreemptionPolicy,
+    /// `spec.nodeName`: set for bound pods.
+    pub node_name: Option<String>,
+    /// `status.nominatedNodeName`.
+    pub nominated_node_name: Option<String>,
+    /// `status.phase`.
+    pub phase: PodPhase,
+    /// `metadata.deletionTimestamp` is set.
+    pub terminating: bool,
+    /// `status.startTime` as seconds since an arbitrary epoch (preemption orders victims by it).
+    pub start_time: Option<i64>,
+    /// `spec.containers`.
+    pub containers: Vec<Container>,
+    /// `spec.initContainers`.
+    pub init_containers: Vec<Container>,
+    /// `spec.overhead`.
+    pub overhead: ResourceList,
+    /// `spec.resources.requests` (pod-level resources).
+    pub pod_requests: ResourceList,
+    /// `spec.tolerations`.
+    pub tolerations: Vec<Toleration>,
+    /// `spec.nodeSelector`.
+    pub node_selector: Labels,
+    /// `spec.affinity`.
+    pub affinity: Affinity,
+    /// `spec.topologySpreadConstraints`.
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    /// `spec.hostNetwork`.
+    pub host_network: bool,
+    /// `spec.schedulingGates` is non-empty: the pod never reaches the scheduling queue.
+    pub scheduling_gated: bool,
+}
+
+impl Pod {
+    /// A pod in a namespace with a name (builder start).
+    pub fn named(namespace: impl Into<String>, name: impl Into<String>) -> Pod {
+        Pod { namespace: namespace.into(), name: name.into(), ..Pod::default() }
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        let mut key = String::with_capacity(self.namespace.len() + self.name.len() + 1);
+        key.push_str(&self.namespace);
+        key.push('/');
+        key.push_str(&self.name);
+        key
+    }
+
+    /// `nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`: every `nodeSelector` pair and, when
+    /// present, at least one required node affinity term.
+    pub fn matches_required_node_affinity(&self, node: &Node) -> bool {
+        if !self.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v)) {
+            return false;
+        }
+        match self.affinity.node_affinity.as_ref().and_then(|a| a.required.as_ref()) {
+            None => true,
+            Some(terms) => terms.iter().any(|term| term.matches(node)),
+        }
+    }
+
+    /// Every `(hostIP, protocol, hostPort)` the pod claims (`util.GetHostPorts`), normalized (empty IP
+    /// is `0.0.0.0`, empty protocol is `TCP`), for containers and sidecar init containers with
+    /// hostPort > 0.
+    pub fn host_ports(&self) -> Vec<(String, String, i32)> {
+        let mut ports = Vec::new();
+        let sidecars = self.init_containers.iter().filter(|c| c.restart_policy_always);
+        for container in sidecars.chain(&self.containers) {
+            for port in &container.ports {
+                if port.host_port <= 0 {
+                    continue;
+                }
+                let ip = if port.host_ip.is_empty() { String::from("0.0.0.0") } else { port.host_ip.clone() };
+                let protocol = if port.protocol.is_empty() { String::from("TCP") } else { port.protocol.clone() };
+                ports.push((ip, protocol, port.host_port));
+            }
+        }
+        ports
+    }
+}

@@ -1,0 +1,236 @@
+//! DefaultPreemption: when no node fits, find a node where evicting lower-priority pods makes room.
+//! Mirrors kubernetes v1.35 `pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go`
+//! and `pkg/scheduler/framework/preemption/preemption.go` (`Preempt`, `SelectVictimsOnNode`,
+//! `filterPodsWithPDBViolation`, `pickOneNodeForPreemption`).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::framework::{
+    Code, CycleState, Diagnosis, PodId, PodInfo, Profile, Snapshot, Status, fit_error_message, run_filter,
+};
+use crate::model::{PodDisruptionBudget, PreemptionPolicy};
+
+/// Reason for nodes where preemption cannot help.
+pub const PREEMPTION_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
+/// Reason for nodes without lower-priority pods.
+pub const NO_VICTIMS_FOUND: &str = "No preemption victims found for incoming pod";
+
+/// A node where preemption makes the pod fit, with its victims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Snapshot node index.
+    pub node: usize,
+    /// Victims, most important first.
+    pub victims: Vec<PodId>,
+    /// How many victims' eviction violates a PodDisruptionBudget.
+    pub num_pdb_violations: usize,
+}
+
+/// The PostFilter outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PreemptionOutcome {
+    /// A node was nominated; the victims are evicted.
+    Nominated(Candidate),
+    /// Preemption did not help; the message is the PostFilter text (already prefixed `preemption: `).
+    Failed(String),
+}
+
+/// `MoreImportantPod`: higher priority first, then the earlier start time.
+fn more_important_first(snapshot: &Snapshot, a: PodId, b: PodId) -> core::cmp::Ordering {
+    let (pa, pb) = (&snapshot.pod(a).pod, &snapshot.pod(b).pod);
+    pb.priority.cmp(&pa.priority).then_with(|| match (pa.start_time, pb.start_time) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => core::cmp::Ordering::Less,
+        (None, Some(_)) => core::cmp::Ordering::Greater,
+        (None, None) => core::cmp::Ordering::Equal,
+    })
+}
+
+/// `filterPodsWithPDBViolation`: splits pods (in order) into those whose eviction violates a PDB
+/// and the rest, decrementing each matching budget as it goes.
+fn split_by_pdb_violation(snapshot: &Snapshot, pods: &[PodId], pdbs: &[PodDisruptionBudget]) -> (Vec<PodId>, Vec<PodId>) {
+    let mut allowed: Vec<i32> = pdbs.iter().map(|p| p.disruptions_allowed).collect();
+    let (mut violating, mut non_violating) = (Vec::new(), Vec::new());
+    for &id in pods {
+        let pod = &snapshot.pod(id).pod;
+        let mut violated = false;
+        if !pod.labels.is_empty() {
+            for (index, pdb) in pdbs.iter().enumerate() {
+                if pdb.namespace != pod.namespace || pdb.selector.is_empty() || !pdb.selector.matches(&pod.labels) {
+                    continue;
+                }
+                allowed[index] -= 1;
+                if allowed[index] < 0 {
+                    violated = true;
+                }
+            }
+        }
+        if violated { violating.push(id) } else { non_violating.push(id) }
+    }
+    (violating, non_violating)
+}
+
+/// Removes a pod from the node and from the copied plugin states (`removePod`).
+fn dry_remove(snapshot: &mut Snapshot, state: &mut CycleState, preemptor: &PodInfo, id: PodId) -> PodInfo {
+    let node_index = snapshot.pod_node[id];
+    let info = snapshot.detach(id);
+    let node = snapshot.nodes[node_index].node.clone();
+    if let Some(spread) = &mut state.spread {
+        spread.update_with_pod(&info.pod, preemptor, &node, node_index, -1);
+    }
+    if let Some(affinity) = &mut state.inter_pod_affinity {
+        affinity.update_with_pod(&info, &node, -1, &preemptor.pod);
+    }
+    info
+}
+
+/// Puts a pod back (`addPod`).
+fn dry_add(snapshot: &mut Snapshot, state: &mut CycleState, preemptor: &PodInfo, id: PodId, info: PodInfo) {
+    let node_index = snapshot.pod_node[id];
+    let node = snapshot.nodes[node_index].node.clone();
+    if let Some(spread) = &mut state.spread {
+        spread.update_with_pod(&info.pod, preemptor, &node, node_index, 1);
+    }
+    if let Some(affinity) = &mut state.inter_pod_affinity {
+        affinity.update_with_pod(&info, &node, 1, &preemptor.pod);
+    }
+    snapshot.restore(id, info);
+}
+
+/// `SelectVictimsOnNode`: removes every lower-priority pod, checks the pod fits, then reprieves as
+/// many as possible (PDB-violating ones first). Leaves the snapshot as it found it.
+fn select_victims_on_node(
+    profile: &Profile,
+    snapshot: &mut Snapshot,
+    state: &CycleState,
+    preemptor: &PodInfo,
+    node_index: usize,
+) -> Result<Candidate, Status> {
+    let mut state = state.clone();
+    let mut potential: Vec<PodId> = snapshot.nodes[node_index]
+        .pods
+        .iter()
+        .copied()
+        .filter(|id| snapshot.pod(*id).pod.priority < preemptor.pod.priority)
+        .collect();
+    if potential.is_empty() {
+        return Err(Status::new(Code::UnschedulableAndUnresolvable, NO_VICTIMS_FOUND));
+    }
+    let mut removed: Vec<(PodId, PodInfo)> = Vec::with_capacity(potential.len());
+    for &id in &potential {
+        let info = dry_remove(snapshot, &mut state, preemptor, id);
+        removed.push((id, info));
+    }
+    let fits = run_filter(profile, &state, snapshot, preemptor, node_index);
+    if !fits.is_success() {
+        for (id, info) in removed {
+            dry_add(snapshot, &mut state, preemptor, id, info);
+        }
+        return Err(fits);
+    }
+    // Sort by importance using the detached infos (they are out of the node right now).
+    for (id, info) in removed.drain(..) {
+        snapshot.restore(id, info);
+    }
+    potential.sort_by(|a, b| more_important_first(snapshot, *a, *b));
+    let (violating, non_violating) = split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone());
+    let mut pending: Vec<(PodId, PodInfo)> = Vec::new();
+    for &id in &potential {
+        let info = dry_remove(snapshot, &mut state, preemptor, id);
+        pending.push((id, info));
+    }
+    let mut victims = Vec::new();
+    let mut num_pdb_violations = 0;
+    for (group, is_violating) in [(violating, true), (non_violating, false)] {
+        for id in group {
+            let position = pending.iter().position(|(p, _)| *p == id).expect("pending holds every potential victim");
+            let (_, info) = pending.swap_remove(position);
+            dry_add(snapshot, &mut state, preemptor, id, info);
+            if !run_filter(profile, &state, snapshot, preemptor, node_index).is_success() {
+                let info = dry_remove(snapshot, &mut state, preemptor, id);
+                pending.push((id, info));
+                victims.push(id);
+                if is_violating {
+                    num_pdb_violations += 1;
+                }
+            }
+        }
+    }
+    for (id, info) in pending {
+        snapshot.restore(id, info);
+    }
+    victims.sort_by(|a, b| more_important_first(snapshot, *a, *b));
+    Ok(Candidate { node: node_index, victims, num_pdb_violations })
+}
+
+/// `pickOneNodeForPreemption`: fewest PDB violations, then the lowest highest-victim priority, the
+/// lowest priority sum, the fewest victims, the latest start among the highest-priority victims;
+/// then the first in node order (upstream: the first found from a random offset).
+fn pick_one(snapshot: &Snapshot, candidates: &[Candidate]) -> usize {
+    let key = |c: &Candidate| {
+        let highest = c.victims.first().map_or(i32::MIN, |v| snapshot.pod(*v).pod.priority);
+        let sum: i64 = c.victims.iter().map(|v| snapshot.pod(*v).pod.priority as i64 + i32::MAX as i64 + 1).sum();
+        let earliest_start_of_highest = c
+            .victims
+            .iter()
+            .filter(|v| snapshot.pod(**v).pod.priority == highest)
+            .filter_map(|v| snapshot.pod(*v).pod.start_time)
+            .min()
+            .unwrap_or(i64::MIN);
+        (c.num_pdb_violations, highest, sum, c.victims.len(), core::cmp::Reverse(earliest_start_of_highest))
+    };
+    let mut best = 0;
+    for index in 1..candidates.len() {
+        if key(&candidates[index]) < key(&candidates[best]) {
+            best = index;
+        }
+    }
+    best
+}
+
+/// `PodEligibleToPreemptOthers` (the policy half; nominated-node terminating victims cannot occur in
+/// a sequential simulation).
+fn eligibility_message(preemptor: &PodInfo) -> Option<String> {
+    if preemptor.pod.preemption_policy == PreemptionPolicy::Never {
+        return Some(String::from("not eligible due to preemptionPolicy=Never."));
+    }
+    None
+}
+
+/// `DefaultPreemption.PostFilter`: the filter statuses of every node (`None` for nodes that passed or
+/// were not evaluated, which counts as UnschedulableAndUnresolvable).
+pub fn post_filter(
+    profile: &Profile,
+    snapshot: &mut Snapshot,
+    state: &CycleState,
+    preemptor: &PodInfo,
+    node_statuses: &[Option<Status>],
+) -> PreemptionOutcome {
+    if let Some(message) = eligibility_message(preemptor) {
+        return PreemptionOutcome::Failed(format!("preemption: {message}"));
+    }
+    let mut diagnosis = Diagnosis {
+        absent_nodes_status: Some(Status::new(Code::UnschedulableAndUnresolvable, PREEMPTION_NOT_HELPFUL)),
+        ..Diagnosis::default()
+    };
+    let mut candidates = Vec::new();
+    for (node_index, status) in node_statuses.iter().enumerate() {
+        let name = snapshot.nodes[node_index].node.name.clone();
+        match status {
+            Some(status) if status.code == Code::Unschedulable => {
+                match select_victims_on_node(profile, snapshot, state, preemptor, node_index) {
+                    Ok(candidate) => candidates.push(candidate),
+                    Err(status) => diagnosis.node_statuses.push((name, status)),
+                }
+            }
+            _ => diagnosis.node_statuses.push((name, Status::new(Code::UnschedulableAndUnresolvable, PREEMPTION_NOT_HELPFUL))),
+        }
+    }
+    if candidates.is_empty() {
+        return PreemptionOutcome::Failed(format!("preemption: {}", fit_error_message(snapshot.num_nodes(), &diagnosis)));
+    }
+    let best = pick_one(snapshot, &candidates);
+    PreemptionOutcome::Nominated(candidates.swap_remove(best))
+}

@@ -1,0 +1,61 @@
+//! NodeResourcesBalancedAllocation (`balanced_allocation.go`, v1.35 formula: `(1 - std) * 100`).
+
+use alloc::vec::Vec;
+
+use super::resource_allocation::{ResourceSpec, pod_resource_request_list, score_with};
+use crate::framework::{NodeInfo, PodInfo};
+use crate::plugins::helper::MAX_NODE_SCORE;
+
+/// Plugin args (`NodeResourcesBalancedAllocationArgs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BalancedAllocationArgs {
+    /// Resources to balance (default cpu and memory, weight 1).
+    pub resources: Vec<ResourceSpec>,
+}
+
+impl Default for BalancedAllocationArgs {
+    fn default() -> Self {
+        BalancedAllocationArgs { resources: ResourceSpec::defaults() }
+    }
+}
+
+/// PreScore: the pod's real requests; `None` (Skip) for a best-effort pod (all zero).
+pub fn balanced_pre_score(args: &BalancedAllocationArgs, pod: &PodInfo) -> Option<Vec<i64>> {
+    let requests = pod_resource_request_list(pod, &args.resources, true);
+    if requests.iter().all(|r| *r == 0) { None } else { Some(requests) }
+}
+
+/// `balancedResourceScorer`: one minus the standard deviation of the requested fractions, times 100,
+/// in the same float64 order as upstream.
+fn balanced_resource_scorer(requested: &[i64], allocatable: &[i64]) -> i64 {
+    let mut fractions: Vec<f64> = Vec::with_capacity(requested.len());
+    let mut total_fraction = 0.0f64;
+    for index in 0..requested.len() {
+        if allocatable[index] == 0 {
+            continue;
+        }
+        let mut fraction = requested[index] as f64 / allocatable[index] as f64;
+        if fraction > 1.0 {
+            fraction = 1.0;
+        }
+        total_fraction += fraction;
+        fractions.push(fraction);
+    }
+    let mut std = 0.0f64;
+    if fractions.len() == 2 {
+        std = libm::fabs((fractions[0] - fractions[1]) / 2.0);
+    } else if fractions.len() > 2 {
+        let mean = total_fraction / fractions.len() as f64;
+        let mut sum = 0.0f64;
+        for fraction in &fractions {
+            sum += (fraction - mean) * (fraction - mean);
+        }
+        std = libm::sqrt(sum / fractions.len() as f64);
+    }
+    ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
+}
+
+/// Score with the node's real Requested plus the pod's request.
+pub fn balanced_score(args: &BalancedAllocationArgs, pod_requests: &[i64], node: &NodeInfo) -> i64 {
+    score_with(node, &args.resources, pod_requests, true, balanced_resource_scorer)
+}

@@ -1,0 +1,247 @@
+//! Filter half of PodTopologySpread (`filtering.go`: `calPreFilterState`, `Filter`, `updateWithPod`).
+//!
+//! PreFilter counts matching pods per domain over **all** nodes; Filter checks
+//! `matchNum + selfMatchNum - minMatchNum <= maxSkew` per node. Per-node domain indexes are
+//! resolved once in PreFilter so that Filter does no label lookups.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::common::{SpreadArgs, SpreadConstraint, get_constraints, node_has_all_keys};
+use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
+use crate::framework::{Code, PodInfo, Snapshot, Status};
+use crate::model::{Node, Pod, WhenUnsatisfiable};
+
+/// Marks a node that lacks the constraint's topology key.
+pub const NO_KEY: u32 = u32::MAX;
+
+/// `criticalPaths`: the two smallest (value, count) pairs, updated as upstream does (the second one
+/// is not guaranteed to be the true second minimum after updates; see upstream's CAVEAT).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CriticalPaths(pub [(u32, i64); 2]);
+
+impl CriticalPaths {
+    const NONE: u32 = u32::MAX;
+
+    fn new() -> CriticalPaths {
+        CriticalPaths([(Self::NONE, i32::MAX as i64), (Self::NONE, i32::MAX as i64)])
+    }
+
+    fn update(&mut self, value: u32, num: i64) {
+        let paths = &mut self.0;
+        let index = if value == paths[0].0 {
+            Some(0)
+        } else if value == paths[1].0 {
+            Some(1)
+        } else {
+            None
+        };
+        match index {
+            Some(i) => {
+                paths[i].1 = num;
+                if paths[0].1 > paths[1].1 {
+                    paths.swap(0, 1);
+                }
+            }
+            None => {
+                if num < paths[0].1 {
+                    paths[1] = paths[0];
+                    paths[0] = (value, num);
+                } else if num < paths[1].1 {
+                    paths[1] = (value, num);
+                }
+            }
+        }
+    }
+
+    /// `CriticalPaths[0].MatchNum`: the minimum (MaxInt32 when there is no domain).
+    pub fn min(&self) -> i64 {
+        self.0[0].1
+    }
+}
+
+/// The domains of one constraint (`TpValueToMatchNum[i]` plus per-node lookups).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DomainTable {
+    /// Every topology value seen on a node that has the key, in first-seen order.
+    pub values: Vec<String>,
+    /// Matching pods per value (0 for values with no eligible node).
+    pub counts: Vec<i64>,
+    /// Whether the value is a key of `TpValueToMatchNum` (seen on an eligible node).
+    pub eligible: Vec<bool>,
+    /// Per node (snapshot index): index into `values`, or [`NO_KEY`].
+    pub node_domain: Vec<u32>,
+    /// Number of eligible values (`len(TpValueToMatchNum[i])`).
+    pub n_eligible: usize,
+    /// The critical paths.
+    pub critical_paths: CriticalPaths,
+}
+
+impl DomainTable {
+    /// `TpValueToMatchNum[i]` as a map (eligible values only).
+    pub fn match_num(&self) -> BTreeMap<String, i64> {
+        self.values
+            .iter()
+            .zip(&self.counts)
+            .zip(&self.eligible)
+            .filter(|(_, eligible)| **eligible)
+            .map(|((value, count), _)| (value.clone(), *count))
+            .collect()
+    }
+
+    fn value_index(&self, value: &str) -> Option<u32> {
+        self.values.iter().position(|v| v == value).map(|i| i as u32)
+    }
+}
+
+/// `preFilterState`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreFilterState {
+    /// The hard constraints, in spec order.
+    pub constraints: Vec<SpreadConstraint>,
+    /// One table per constraint.
+    pub domains: Vec<DomainTable>,
+    /// Whether each constraint's selector matches the incoming pod's own labels.
+    pub self_match: Vec<bool>,
+}
+
+impl PreFilterState {
+    /// `minMatchNum`: the global minimum, 0 when fewer eligible domains than `minDomains`.
+    pub fn min_match_num(&self, constraint: usize) -> i64 {
+        let table = &self.domains[constraint];
+        if table.n_eligible < self.constraints[constraint].min_domains.max(0) as usize {
+            0
+        } else {
+            table.critical_paths.min()
+        }
+    }
+
+    /// `updateWithPod`: adds (delta +1) or removes (-1) a pod on a node, for nominated pods and
+    /// preemption dry runs.
+    pub fn update_with_pod(&mut self, updated: &Pod, preemptor: &PodInfo, node: &Node, node_index: usize, delta: i64) {
+        if updated.namespace != preemptor.pod.namespace || !node_has_all_keys(&node.labels, &self.constraints) {
+            return;
+        }
+        let affinity_matches = preemptor.pod.matches_required_node_affinity(node);
+        for (index, constraint) in self.constraints.iter().enumerate() {
+            if !constraint.selector.matches(&updated.labels)
+                || !constraint.matches_node_inclusion_policies(preemptor, node, affinity_matches)
+            {
+                continue;
+            }
+            let table = &mut self.domains[index];
+            let domain = match table.node_domain.get(node_index) {
+                Some(&d) if d != NO_KEY => d,
+                _ => match table.value_index(&node.labels[&constraint.topology_key]) {
+                    Some(d) => d,
+                    None => {
+                        table.values.push(node.labels[&constraint.topology_key].clone());
+                        table.counts.push(0);
+                        table.eligible.push(false);
+                        (table.values.len() - 1) as u32
+                    }
+                },
+            } as usize;
+            if !table.eligible[domain] {
+                table.eligible[domain] = true;
+                table.n_eligible += 1;
+            }
+            table.counts[domain] += delta;
+            table.critical_paths.update(domain as u32, table.counts[domain]);
+        }
+    }
+}
+
+/// PreFilter: `Skip` without hard constraints; otherwise the counts.
+pub fn pre_filter(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilterState>) {
+    let constraints = get_constraints(args, pod, snapshot, WhenUnsatisfiable::DoNotSchedule);
+    if constraints.is_empty() {
+        return (Status::skip(), None);
+    }
+    let n_nodes = snapshot.nodes.len();
+    let mut domains: Vec<DomainTable> = constraints
+        .iter()
+        .map(|_| DomainTable {
+            values: Vec::new(),
+            counts: Vec::new(),
+            eligible: Vec::new(),
+            node_domain: alloc::vec![NO_KEY; n_nodes],
+            n_eligible: 0,
+            critical_paths: CriticalPaths::new(),
+        })
+        .collect();
+    // Value lookup per constraint: topology value -> index in the table.
+    let mut index_of: Vec<BTreeMap<&str, u32>> = constraints.iter().map(|_| BTreeMap::new()).collect();
+    let all_counts: Vec<Option<Vec<u32>>> = constraints
+        .iter()
+        .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |counts| Some(counts.to_vec())))
+        .collect();
+    let needs_affinity = constraints.iter().any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
+    for (node_index, node_info) in snapshot.nodes.iter().enumerate() {
+        let node = &node_info.node;
+        let mut has_all_keys = true;
+        for (c_index, constraint) in constraints.iter().enumerate() {
+            match node.labels.get_key_value(&constraint.topology_key) {
+                Some((_, value)) => {
+                    let table = &mut domains[c_index];
+                    let domain = *index_of[c_index].entry(value.as_str()).or_insert_with(|| {
+                        table.values.push(value.clone());
+                        table.counts.push(0);
+                        table.eligible.push(false);
+                        (table.values.len() - 1) as u32
+                    });
+                    table.node_domain[node_index] = domain;
+                }
+                None => has_all_keys = false,
+            }
+        }
+        // All-keys gate: a node lacking any constraint's key is ignored for every constraint.
+        if !has_all_keys {
+            continue;
+        }
+        let affinity_matches = needs_affinity && pod.pod.matches_required_node_affinity(node);
+        for (c_index, constraint) in constraints.iter().enumerate() {
+            if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
+                continue;
+            }
+            let table = &mut domains[c_index];
+            let domain = table.node_domain[node_index] as usize;
+            if !table.eligible[domain] {
+                table.eligible[domain] = true;
+                table.n_eligible += 1;
+            }
+            table.counts[domain] += all_counts[c_index].as_ref().map_or(0, |c| c[node_index] as i64);
+        }
+    }
+    for table in &mut domains {
+        // Upstream walks a Go map here (random order); the minimum it keeps is the same either way.
+        for domain in 0..table.values.len() {
+            if table.eligible[domain] {
+                table.critical_paths.update(domain as u32, table.counts[domain]);
+            }
+        }
+    }
+    let self_match = constraints.iter().map(|c| c.selector.matches(&pod.pod.labels)).collect();
+    (Status::success(), Some(PreFilterState { constraints, domains, self_match }))
+}
+
+/// Filter: the first failing constraint in spec order decides.
+pub fn filter(state: &PreFilterState, node_index: usize) -> Status {
+    for (index, constraint) in state.constraints.iter().enumerate() {
+        let table = &state.domains[index];
+        let domain = table.node_domain[node_index];
+        if domain == NO_KEY {
+            return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH);
+        }
+        let min_match_num = state.min_match_num(index);
+        let self_match_num = i64::from(state.self_match[index]);
+        let match_num = if table.eligible[domain as usize] { table.counts[domain as usize] } else { 0 };
+        // 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
+        let skew = match_num + self_match_num - min_match_num;
+        if skew > constraint.max_skew as i64 {
+            return Status::new(Code::Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH);
+        }
+    }
+    Status::success()
+}

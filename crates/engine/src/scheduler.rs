@@ -1,0 +1,373 @@
+//! One scheduling cycle per pod, in sequence, with a full explanation of every decision.
+//! Mirrors kubernetes v1.35 `pkg/scheduler/schedule_one.go` (`schedulePod`, `findNodesThatFitPod`,
+//! `prioritizeNodes`, `selectHost`) and the PostFilter step of `schedulingCycle`.
+//!
+//! Where kube-scheduler is nondeterministic the engine is not: every node is evaluated (the real
+//! scheduler samples when there are 100 nodes or more; the report says so), and among nodes with the
+//! top score the first in node input order is chosen (the real one picks any; the report lists them).
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::framework::{
+    Code, Diagnosis, PluginName, PodInfo, PreFilterOutcome, Profile, Snapshot, Status, fit_error_message,
+    run_filter, run_pre_filter, run_score,
+};
+use crate::model::{Cluster, Pod};
+use crate::plugins::default_preemption::{self, PreemptionOutcome};
+use crate::plugins::pod_topology_spread;
+
+/// The message of a pod whose `schedulingGates` keep it out of the queue (condition reason SchedulingGated).
+pub const SCHEDULING_GATED_MSG: &str = "Scheduling is blocked due to non-empty scheduling gates";
+/// `ErrNoNodesAvailable`.
+pub const NO_NODES_AVAILABLE_MSG: &str = "no nodes available to schedule pods";
+/// The DynamicResources PostFilter reason for pods without resource claims.
+pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
+
+/// How much detail to keep per pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Per-node verdicts and scores for every pod (memory grows with pods × nodes).
+    All,
+    /// Per-node detail only for pods left Pending; placed pods keep the summary.
+    PendingOnly,
+    /// Summaries only.
+    None,
+}
+
+/// Simulation options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The profile.
+    pub profile: Profile,
+    /// The detail kept.
+    pub detail: Detail,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { profile: Profile::default_v1_35(), detail: Detail::PendingOnly }
+    }
+}
+
+/// One plugin's score on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginScore {
+    /// The plugin.
+    pub plugin: PluginName,
+    /// Score before NormalizeScore.
+    pub raw: i64,
+    /// Score after NormalizeScore (0..100).
+    pub normalized: i64,
+    /// `normalized × weight`.
+    pub weighted: i64,
+}
+
+/// What happened to the pod on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeVerdict {
+    /// Node name.
+    pub node: String,
+    /// The filter verdict: Success, or the first failing plugin's status. Nodes removed by a PreFilter
+    /// narrowing or rejection carry that status.
+    pub filter: Status,
+    /// Scores when the node was feasible and scoring ran (empty otherwise).
+    pub scores: Vec<PluginScore>,
+    /// The weighted total when scored.
+    pub total: Option<i64>,
+}
+
+/// The spread arithmetic of one hard constraint for the pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpreadExplanation {
+    /// Topology key.
+    pub topology_key: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// minDomains (1 when unset).
+    pub min_domains: i32,
+    /// The selector after the matchLabelKeys merge, in apimachinery's string form.
+    pub selector: String,
+    /// Matching pods per eligible domain.
+    pub domains: BTreeMap<String, i64>,
+    /// The global minimum used in the skew formula.
+    pub global_minimum: i64,
+    /// Whether minDomains forced the global minimum to 0.
+    pub min_domains_forced_zero: bool,
+    /// Whether the pod matches its own selector (+1 on the candidate domain).
+    pub self_match: bool,
+}
+
+/// The preemption attempt made for the pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreemptionReport {
+    /// The nominated node.
+    pub nominated_node: String,
+    /// Victims (`namespace/name`), most important first.
+    pub victims: Vec<String>,
+    /// Victims whose eviction violates a PodDisruptionBudget.
+    pub pdb_violations: usize,
+    /// The FitError message of the attempt that triggered preemption.
+    pub first_attempt_message: String,
+}
+
+/// The full explanation of one scheduling decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// Each PreFilter plugin's status, in order.
+    pub pre_filter: Vec<(PluginName, Status)>,
+    /// One verdict per node, in node order.
+    pub nodes: Vec<NodeVerdict>,
+    /// Hard spread constraints.
+    pub spread: Vec<SpreadExplanation>,
+}
+
+/// The decision for one pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodDecision {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// The node chosen, or `None` when Pending.
+    pub node: Option<String>,
+    /// Every node with the top score (the real scheduler may pick any of them).
+    pub tied_nodes: Vec<String>,
+    /// The FitError message when Pending.
+    pub message: Option<String>,
+    /// Feasible nodes found.
+    pub feasible_nodes: usize,
+    /// When the cluster has 100+ nodes: how many feasible nodes the real scheduler would have stopped at.
+    pub real_scheduler_samples: Option<usize>,
+    /// Preemption that placed the pod, if any.
+    pub preemption: Option<PreemptionReport>,
+    /// Per-node detail, when kept.
+    pub explanation: Option<Explanation>,
+}
+
+/// The result of a simulation.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    /// Decisions in scheduling order.
+    pub decisions: Vec<PodDecision>,
+    /// The cluster state after the simulation.
+    pub snapshot: Snapshot,
+}
+
+/// The scheduling queue order (`PrioritySort`): higher priority first, then arrival order.
+pub fn queue_order(pods: &[Pod]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..pods.len()).collect();
+    order.sort_by(|a, b| pods[*b].priority.cmp(&pods[*a].priority).then(a.cmp(b)));
+    order
+}
+
+/// Schedules `pods` one after another on `cluster`, in queue order, binding each placed pod before
+/// the next one is considered.
+pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulation {
+    let (mut snapshot, _warnings) = Snapshot::new(cluster);
+    let mut decisions = Vec::with_capacity(pods.len());
+    for index in queue_order(pods) {
+        decisions.push(schedule_and_bind(&mut snapshot, &pods[index], options));
+    }
+    Simulation { decisions, snapshot }
+}
+
+/// Schedules one pod and binds it when placed (evicting preemption victims first).
+pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) -> PodDecision {
+    let info = PodInfo::new(pod.clone());
+    let mut decision = schedule_one(snapshot, &info, options);
+    if let Some(preemption) = decision.preemption.take() {
+        // The victims are deleted; the pod is retried and tries its nominated node first.
+        let victims: Vec<usize> = preemption_victim_ids(snapshot, &preemption);
+        for id in victims {
+            snapshot.remove(id);
+        }
+        let nominated = snapshot.node_index[&preemption.nominated_node];
+        let (state, pre_filter) = run_pre_filter(&options.profile, snapshot, &info);
+        let fits = pre_filter.status.is_success() && run_filter(&options.profile, &state, snapshot, &info, nominated).is_success();
+        if fits {
+            snapshot.bind(info, nominated);
+            decision.node = Some(preemption.nominated_node.clone());
+            decision.tied_nodes = alloc::vec![preemption.nominated_node.clone()];
+            decision.message = None;
+        }
+        decision.preemption = Some(preemption);
+        return decision;
+    }
+    if let Some(node) = &decision.node {
+        let node_index = snapshot.node_index[node];
+        snapshot.bind(info, node_index);
+    }
+    decision
+}
+
+fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> Vec<usize> {
+    snapshot
+        .pods
+        .iter()
+        .enumerate()
+        .filter_map(|(id, p)| p.as_ref().filter(|p| preemption.victims.contains(&p.pod.key())).map(|_| id))
+        .collect()
+}
+
+/// One scheduling cycle (no binding). PostFilter dry runs leave the snapshot unchanged.
+pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -> PodDecision {
+    let profile = &options.profile;
+    let n_nodes = snapshot.num_nodes();
+    let mut decision = PodDecision {
+        namespace: pod.pod.namespace.clone(),
+        name: pod.pod.name.clone(),
+        node: None,
+        tied_nodes: Vec::new(),
+        message: None,
+        feasible_nodes: 0,
+        real_scheduler_samples: (n_nodes >= 100).then(|| profile.num_feasible_nodes_to_find(n_nodes)),
+        preemption: None,
+        explanation: None,
+    };
+    if pod.pod.scheduling_gated {
+        decision.message = Some(String::from(SCHEDULING_GATED_MSG));
+        return decision;
+    }
+    if n_nodes == 0 {
+        decision.message = Some(String::from(NO_NODES_AVAILABLE_MSG));
+        return decision;
+    }
+    let (state, pre_filter) = run_pre_filter(profile, snapshot, pod);
+    let keep_all = options.detail == Detail::All;
+    let mut verdicts: Vec<NodeVerdict> = Vec::new();
+    let mut statuses: Vec<Option<Status>> = alloc::vec![None; n_nodes];
+    let mut feasible: Vec<usize> = Vec::new();
+    let mut diagnosis = Diagnosis::default();
+
+    if pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error {
+        let status = pre_filter.status.clone();
+        diagnosis.pre_filter_msg = Some(status.message());
+        diagnosis.absent_nodes_status = Some(status.clone());
+        for (node_index, node) in snapshot.nodes.iter().enumerate() {
+            statuses[node_index] = Some(status.clone());
+            verdicts.push(NodeVerdict { node: node.node.name.clone(), filter: status.clone(), scores: Vec::new(), total: None });
+        }
+    } else {
+        let absent = pre_filter.node_names.as_ref().map(|_| {
+            let mut plugins = pre_filter.narrowing_plugins.clone();
+            plugins.sort();
+            plugins.dedup();
+            Status::new(
+                Code::UnschedulableAndUnresolvable,
+                alloc::format!("node(s) didn't satisfy plugin(s) [{}]", crate::framework::runtime::join_names(&plugins)),
+            )
+        });
+        diagnosis.absent_nodes_status = absent.clone();
+        for node_index in 0..n_nodes {
+            let name = &snapshot.nodes[node_index].node.name;
+            let in_result = pre_filter.node_names.as_ref().is_none_or(|names| names.contains(name));
+            let status = if in_result {
+                run_filter(profile, &state, snapshot, pod, node_index)
+            } else {
+                absent.clone().expect("narrowed nodes have an absent status")
+            };
+            if status.is_success() {
+                feasible.push(node_index);
+            } else {
+                if in_result {
+                    diagnosis.node_statuses.push((name.clone(), status.clone()));
+                }
+                statuses[node_index] = Some(status.clone());
+            }
+            verdicts.push(NodeVerdict { node: name.clone(), filter: status, scores: Vec::new(), total: None });
+        }
+    }
+    decision.feasible_nodes = feasible.len();
+
+    if feasible.is_empty() {
+        let post_filter_msg = if profile.post_filter {
+            match default_preemption::post_filter(profile, snapshot, &state, pod, &statuses) {
+                PreemptionOutcome::Nominated(candidate) => {
+                    let message = fit_error_message(n_nodes, &diagnosis);
+                    decision.preemption = Some(PreemptionReport {
+                        nominated_node: snapshot.nodes[candidate.node].node.name.clone(),
+                        victims: candidate.victims.iter().map(|v| snapshot.pod(*v).pod.key()).collect(),
+                        pdb_violations: candidate.num_pdb_violations,
+                        first_attempt_message: message,
+                    });
+                    None
+                }
+                PreemptionOutcome::Failed(message) => Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}")),
+            }
+        } else {
+            None
+        };
+        diagnosis.post_filter_msg = post_filter_msg;
+        decision.message = Some(fit_error_message(n_nodes, &diagnosis));
+        if options.detail != Detail::None {
+            decision.explanation = Some(explanation(&pre_filter, &state, verdicts));
+        }
+        return decision;
+    }
+
+    if feasible.len() == 1 {
+        let node = snapshot.nodes[feasible[0]].node.name.clone();
+        decision.tied_nodes = alloc::vec![node.clone()];
+        decision.node = Some(node);
+    } else {
+        let scores = run_score(profile, snapshot, pod, &feasible);
+        let best = scores.totals.iter().copied().max().unwrap_or(0);
+        decision.tied_nodes = feasible
+            .iter()
+            .zip(&scores.totals)
+            .filter(|(_, total)| **total == best)
+            .map(|(node_index, _)| snapshot.nodes[*node_index].node.name.clone())
+            .collect();
+        decision.node = decision.tied_nodes.first().cloned();
+        if keep_all {
+            for (position, &node_index) in feasible.iter().enumerate() {
+                let verdict = &mut verdicts[node_index];
+                verdict.total = Some(scores.totals[position]);
+                verdict.scores = scores
+                    .plugins
+                    .iter()
+                    .filter(|p| !p.skipped())
+                    .map(|p| PluginScore {
+                        plugin: p.plugin,
+                        raw: p.raw[position],
+                        normalized: p.normalized[position],
+                        weighted: p.normalized[position] * p.weight,
+                    })
+                    .collect();
+            }
+        }
+    }
+    if keep_all {
+        decision.explanation = Some(explanation(&pre_filter, &state, verdicts));
+    }
+    decision
+}
+
+fn explanation(pre_filter: &PreFilterOutcome, state: &crate::framework::CycleState, nodes: Vec<NodeVerdict>) -> Explanation {
+    Explanation { pre_filter: pre_filter.plugins.clone(), nodes, spread: spread_explanations(state.spread.as_ref()) }
+}
+
+/// The spread arithmetic of every hard constraint.
+pub fn spread_explanations(state: Option<&pod_topology_spread::PreFilterState>) -> Vec<SpreadExplanation> {
+    let Some(state) = state else { return Vec::new() };
+    state
+        .constraints
+        .iter()
+        .enumerate()
+        .map(|(index, constraint)| {
+            let table = &state.domains[index];
+            SpreadExplanation {
+                topology_key: constraint.topology_key.clone(),
+                max_skew: constraint.max_skew,
+                min_domains: constraint.min_domains,
+                selector: alloc::format!("{}", constraint.selector),
+                domains: table.match_num(),
+                global_minimum: state.min_match_num(index),
+                min_domains_forced_zero: table.n_eligible < constraint.min_domains.max(0) as usize,
+                self_match: state.self_match[index],
+            }
+        })
+        .collect()
+}
