@@ -11,8 +11,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::framework::{
-    Code, Diagnosis, PluginName, PodInfo, PreFilterOutcome, Profile, Snapshot, Status, fit_error_message,
-    run_filter, run_pre_filter, run_score,
+    Code, Diagnosis, PluginName, PodInfo, PreFilterOutcome, Profile, Snapshot, Status,
+    fit_error_message, run_filter, run_pre_filter, run_score,
 };
 use crate::model::{Cluster, Pod};
 use crate::plugins::default_preemption::{self, PreemptionOutcome};
@@ -47,7 +47,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { profile: Profile::default_v1_35(), detail: Detail::PendingOnly }
+        Options {
+            profile: Profile::default_v1_35(),
+            detail: Detail::PendingOnly,
+        }
     }
 }
 
@@ -170,7 +173,10 @@ pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulatio
     for index in queue_order(pods) {
         decisions.push(schedule_and_bind(&mut snapshot, &pods[index], options));
     }
-    Simulation { decisions, snapshot }
+    Simulation {
+        decisions,
+        snapshot,
+    }
 }
 
 /// Schedules one pod and binds it when placed (evicting preemption victims first).
@@ -185,7 +191,8 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
         }
         let nominated = snapshot.node_index[&preemption.nominated_node];
         let (state, pre_filter) = run_pre_filter(&options.profile, snapshot, &info);
-        let fits = pre_filter.status.is_success() && run_filter(&options.profile, &state, snapshot, &info, nominated).is_success();
+        let fits = pre_filter.status.is_success()
+            && run_filter(&options.profile, &state, snapshot, &info, nominated).is_success();
         if fits {
             snapshot.bind(info, nominated);
             decision.node = Some(preemption.nominated_node.clone());
@@ -207,7 +214,11 @@ fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> 
         .pods
         .iter()
         .enumerate()
-        .filter_map(|(id, p)| p.as_ref().filter(|p| preemption.victims.contains(&p.pod.key())).map(|_| id))
+        .filter_map(|(id, p)| {
+            p.as_ref()
+                .filter(|p| preemption.victims.contains(&p.pod.key()))
+                .map(|_| id)
+        })
         .collect()
 }
 
@@ -222,7 +233,8 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         tied_nodes: Vec::new(),
         message: None,
         feasible_nodes: 0,
-        real_scheduler_samples: (n_nodes >= 100).then(|| profile.num_feasible_nodes_to_find(n_nodes)),
+        real_scheduler_samples: (n_nodes >= 100)
+            .then(|| profile.num_feasible_nodes_to_find(n_nodes)),
         preemption: None,
         explanation: None,
     };
@@ -247,7 +259,12 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         diagnosis.absent_nodes_status = Some(status.clone());
         for (node_index, node) in snapshot.nodes.iter().enumerate() {
             statuses[node_index] = Some(status.clone());
-            verdicts.push(NodeVerdict { node: node.node.name.clone(), filter: status.clone(), scores: Vec::new(), total: None });
+            verdicts.push(NodeVerdict {
+                node: node.node.name.clone(),
+                filter: status.clone(),
+                scores: Vec::new(),
+                total: None,
+            });
         }
     } else {
         let absent = pre_filter.node_names.as_ref().map(|_| {
@@ -256,17 +273,25 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             plugins.dedup();
             Status::new(
                 Code::UnschedulableAndUnresolvable,
-                alloc::format!("node(s) didn't satisfy plugin(s) [{}]", crate::framework::runtime::join_names(&plugins)),
+                alloc::format!(
+                    "node(s) didn't satisfy plugin(s) [{}]",
+                    crate::framework::runtime::join_names(&plugins)
+                ),
             )
         });
         diagnosis.absent_nodes_status = absent.clone();
-        for node_index in 0..n_nodes {
+        for (node_index, node_status) in statuses.iter_mut().enumerate() {
             let name = &snapshot.nodes[node_index].node.name;
-            let in_result = pre_filter.node_names.as_ref().is_none_or(|names| names.contains(name));
+            let in_result = pre_filter
+                .node_names
+                .as_ref()
+                .is_none_or(|names| names.contains(name));
             let status = if in_result {
                 run_filter(profile, &state, snapshot, pod, node_index)
             } else {
-                absent.clone().expect("narrowed nodes have an absent status")
+                absent
+                    .clone()
+                    .expect("narrowed nodes have an absent status")
             };
             if status.is_success() {
                 feasible.push(node_index);
@@ -274,9 +299,14 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 if in_result {
                     diagnosis.node_statuses.push((name.clone(), status.clone()));
                 }
-                statuses[node_index] = Some(status.clone());
+                *node_status = Some(status.clone());
             }
-            verdicts.push(NodeVerdict { node: name.clone(), filter: status, scores: Vec::new(), total: None });
+            verdicts.push(NodeVerdict {
+                node: name.clone(),
+                filter: status,
+                scores: Vec::new(),
+                total: None,
+            });
         }
     }
     decision.feasible_nodes = feasible.len();
@@ -288,13 +318,19 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                     let message = fit_error_message(n_nodes, &diagnosis);
                     decision.preemption = Some(PreemptionReport {
                         nominated_node: snapshot.nodes[candidate.node].node.name.clone(),
-                        victims: candidate.victims.iter().map(|v| snapshot.pod(*v).pod.key()).collect(),
+                        victims: candidate
+                            .victims
+                            .iter()
+                            .map(|v| snapshot.pod(*v).pod.key())
+                            .collect(),
                         pdb_violations: candidate.num_pdb_violations,
                         first_attempt_message: message,
                     });
                     None
                 }
-                PreemptionOutcome::Failed(message) => Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}")),
+                PreemptionOutcome::Failed(message) => {
+                    Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}"))
+                }
             }
         } else {
             None
@@ -313,6 +349,11 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         decision.node = Some(node);
     } else {
         let scores = run_score(profile, snapshot, pod, &feasible);
+        if let Some(error) = scores.plugins.iter().find_map(|p| p.error.clone()) {
+            // A PreScore error fails the cycle (SchedulerError); the pod stays Pending.
+            decision.message = Some(error);
+            return decision;
+        }
         let best = scores.totals.iter().copied().max().unwrap_or(0);
         decision.tied_nodes = feasible
             .iter()
@@ -345,13 +386,25 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     decision
 }
 
-fn explanation(pre_filter: &PreFilterOutcome, state: &crate::framework::CycleState, nodes: Vec<NodeVerdict>) -> Explanation {
-    Explanation { pre_filter: pre_filter.plugins.clone(), nodes, spread: spread_explanations(state.spread.as_ref()) }
+fn explanation(
+    pre_filter: &PreFilterOutcome,
+    state: &crate::framework::CycleState,
+    nodes: Vec<NodeVerdict>,
+) -> Explanation {
+    Explanation {
+        pre_filter: pre_filter.plugins.clone(),
+        nodes,
+        spread: spread_explanations(state.spread.as_ref()),
+    }
 }
 
 /// The spread arithmetic of every hard constraint.
-pub fn spread_explanations(state: Option<&pod_topology_spread::PreFilterState>) -> Vec<SpreadExplanation> {
-    let Some(state) = state else { return Vec::new() };
+pub fn spread_explanations(
+    state: Option<&pod_topology_spread::PreFilterState>,
+) -> Vec<SpreadExplanation> {
+    let Some(state) = state else {
+        return Vec::new();
+    };
     state
         .constraints
         .iter()

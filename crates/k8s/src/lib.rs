@@ -1,1 +1,175 @@
-//! placeholder
+//! spreadlab-k8s: the one door through which Kubernetes API objects enter spreadlab.
+//!
+//! It reads text (multi-document YAML, JSON, `kind: List`, `kubectl get -o yaml|json`, `helm
+//! template` output), types it with `k8s-openapi`, converts it into
+//! [`spreadlab_engine::model`] and applies what the API server and controllers would do to it
+//! ([`admission`], one commented module). Bad documents are reported with file, document, object,
+//! field path and line, and skipped; loading goes on.
+//!
+//! Layers, from the bottom:
+//! - `yaml` / `raw`: text to untyped documents, with size, count, depth and alias bounds
+//!   (`yaml` is the only user of the YAML crate);
+//! - [`convert_pod`] / [`convert_node`]: `k8s-openapi` types to the engine model, as written;
+//! - [`admission`]: API-server defaulting and admission, controller-added labels;
+//! - `load`: dispatch by kind into a [`Loaded`] cluster and its [`Workload`]s.
+//!
+//! `k8s-openapi` is used without a version feature: the final binary chooses the Kubernetes API
+//! version (spreadlab targets 1.35).
+
+pub mod admission;
+mod convert;
+mod error;
+mod load;
+mod polyaxon;
+mod raw;
+mod workload;
+mod yaml;
+
+pub use admission::admit_pod;
+pub use convert::{convert_node, convert_pod, selector_parse_errors};
+pub use error::{ConvertError, InputError, InputWarning};
+pub use workload::{Origin, Workload, WorkloadKind};
+
+use spreadlab_engine::model::Cluster;
+
+use crate::load::Loader;
+use crate::raw::Limits;
+
+/// One text to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// A file path, or `-` for stdin; used in messages only.
+    pub name: String,
+    /// The whole text.
+    pub text: String,
+}
+
+/// Bounds and defaults for a load.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// The namespace of objects that name none (cluster-scoped kinds have none).
+    pub default_namespace: String,
+    /// Largest source accepted, in bytes (each source on its own).
+    pub max_bytes: usize,
+    /// Most objects read in one load (documents, and each item of a List); past it, one error and
+    /// the rest is not read.
+    pub max_documents: usize,
+    /// Deepest nesting of mappings and sequences accepted in a document.
+    pub max_depth: usize,
+}
+
+impl Default for LoadOptions {
+    /// `default`, 64 MiB, 100,000 documents, depth 64.
+    fn default() -> LoadOptions {
+        LoadOptions {
+            default_namespace: String::from("default"),
+            max_bytes: 64 * 1024 * 1024,
+            max_documents: 100_000,
+            max_depth: 64,
+        }
+    }
+}
+
+impl LoadOptions {
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            max_documents: self.max_documents,
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+/// Everything a load produced.
+///
+/// - `cluster`: Nodes; bound Pods (`spec.nodeName` set; terminal ones kept, the engine drops
+///   them; not mutated: they were admitted when created); Namespaces (with the
+///   `kubernetes.io/metadata.name` label); Services; ReplicaSets, StatefulSets and
+///   ReplicationControllers as controllers, plus the ReplicaSet each Deployment's controller
+///   would create (`<name>-<pod-template-hash>`); PodDisruptionBudgets.
+/// - `workloads`: Deployments, ReplicaSets, StatefulSets, Jobs, Polyaxon services and unbound
+///   Pods, in reading order. Left out, because another workload already stands for them: a
+///   ReplicaSet owned by a loaded Deployment (it stays a controller in `cluster`), and an unbound,
+///   live Pod that a loaded Deployment, ReplicaSet, StatefulSet or Job selects.
+#[derive(Clone, Debug, Default)]
+pub struct Loaded {
+    /// The cluster snapshot.
+    pub cluster: Cluster,
+    /// What to place.
+    pub workloads: Vec<Workload>,
+    /// Things loaded, but maybe not as meant; and kinds skipped.
+    pub warnings: Vec<InputWarning>,
+    /// Documents and objects rejected and skipped.
+    pub errors: Vec<InputError>,
+    /// PriorityClasses read (and the two built-in system classes).
+    priority_classes: admission::PriorityClasses,
+}
+
+impl Loaded {
+    /// The priority the Priority admission plugin gives a pod naming `class_name` (`None`: the
+    /// global default class, else 0); `None` for a class this load does not know.
+    pub fn priority_of_class(&self, class_name: Option<&str>) -> Option<i32> {
+        self.priority_classes
+            .resolve(class_name)
+            .map(|(value, _)| value)
+    }
+}
+
+/// Reads every source; JSON when the first non-space character is `{` or `[`, YAML otherwise.
+/// Never panics on input: every problem is an [`InputError`] or an [`InputWarning`].
+pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
+    let mut loader = Loader::new(options);
+    for source in sources {
+        if source.text.len() > options.max_bytes {
+            loader.source_error(
+                &source.name,
+                InputError {
+                    message: format!(
+                        "input is {} bytes, over the limit of {} bytes; not read",
+                        source.text.len(),
+                        options.max_bytes
+                    ),
+                    ..InputError::default()
+                },
+            );
+            continue;
+        }
+        let documents = if raw::looks_like_json(&source.text) {
+            raw::parse_json(&source.text, &options.limits())
+        } else {
+            yaml::parse_documents(&source.text, &options.limits())
+        };
+        for document in documents {
+            match document {
+                Ok(document) => loader.add_document(
+                    &source.name,
+                    document.index,
+                    Some(document.start_line),
+                    document.value,
+                ),
+                Err(error) => loader.source_error(&source.name, error),
+            }
+        }
+    }
+    loader.finish()
+}
+
+/// [`load`] for objects already parsed (test runners): `origin` names them in messages, and each
+/// value's index is its document index. Nesting depth and object count are bounded as for text.
+pub fn load_values(origin: &str, values: Vec<serde_json::Value>, options: &LoadOptions) -> Loaded {
+    let mut loader = Loader::new(options);
+    for (index, value) in values.into_iter().enumerate() {
+        if raw::depth(&value) > options.max_depth {
+            loader.source_error(
+                origin,
+                InputError {
+                    document: Some(index),
+                    message: raw::too_deep_message(options.max_depth),
+                    ..InputError::default()
+                },
+            );
+            continue;
+        }
+        loader.add_document(origin, index, None, value);
+    }
+    loader.finish()
+}

@@ -8,7 +8,6 @@ use alloc::vec::Vec;
 
 use super::status::Status;
 
-
 /// What went wrong per node, as FitError's `Diagnosis` holds it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Diagnosis {
@@ -34,10 +33,14 @@ pub fn reason_histogram(num_all_nodes: usize, diagnosis: &Diagnosis) -> Vec<Stri
         && let Some(absent) = &diagnosis.absent_nodes_status
     {
         for reason in &absent.reasons {
-            *reasons.entry(reason.as_str()).or_insert(0) += num_all_nodes - diagnosis.node_statuses.len();
+            *reasons.entry(reason.as_str()).or_insert(0) +=
+                num_all_nodes - diagnosis.node_statuses.len();
         }
     }
-    let mut lines: Vec<String> = reasons.into_iter().map(|(reason, count)| format!("{count} {reason}")).collect();
+    let mut lines: Vec<String> = reasons
+        .into_iter()
+        .map(|(reason, count)| format!("{count} {reason}"))
+        .collect();
     lines.sort();
     lines
 }
@@ -74,11 +77,31 @@ mod tests {
     fn histogram_sorts_as_strings() {
         let diagnosis = Diagnosis {
             node_statuses: alloc::vec![
-                (String::from("a"), Status::with_reasons(Code::Unschedulable, alloc::vec![String::from("Insufficient cpu"), String::from("Insufficient memory")])),
-                (String::from("b"), Status::new(Code::Unschedulable, "Insufficient cpu")),
-                (String::from("c"), Status::new(Code::UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)")),
+                (
+                    String::from("a"),
+                    Status::with_reasons(
+                        Code::Unschedulable,
+                        alloc::vec![
+                            String::from("Insufficient cpu"),
+                            String::from("Insufficient memory")
+                        ]
+                    )
+                ),
+                (
+                    String::from("b"),
+                    Status::new(Code::Unschedulable, "Insufficient cpu")
+                ),
+                (
+                    String::from("c"),
+                    Status::new(
+                        Code::UnschedulableAndUnresolvable,
+                        "node(s) had untolerated taint(s)"
+                    )
+                ),
             ],
-            post_filter_msg: Some(String::from("no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.")),
+            post_filter_msg: Some(String::from(
+                "no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.",
+            )),
             ..Diagnosis::default()
         };
         // The worked example of scheduler-framework.md section 7.2.

@@ -11,6 +11,11 @@ pub mod types;
 pub use fit_error::{Diagnosis, fit_error_message};
 pub use names::PluginName;
 pub use profile::Profile;
-pub use runtime::{CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, run_filter, run_pre_filter, run_score};
+pub use runtime::{
+    CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, run_filter, run_pre_filter, run_score,
+};
 pub use status::{Code, Status};
-pub use types::{AffinityTerm, NodeInfo, PodId, PodInfo, Snapshot, SnapshotWarning, WeightedAffinityTerm, pod_requests};
+pub use types::{
+    AffinityTerm, NodeInfo, PodId, PodInfo, Snapshot, SnapshotWarning, WeightedAffinityTerm,
+    pod_requests,
+};

@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 
 use super::names::PluginName;
 use crate::plugins::inter_pod_affinity::AffinityArgs;
+use crate::plugins::node_affinity::NodeAffinityArgs;
 use crate::plugins::node_resources::{BalancedAllocationArgs, FitArgs};
 use crate::plugins::pod_topology_spread::SpreadArgs;
 
@@ -17,6 +18,8 @@ pub struct Profile {
     pub scores: Vec<(PluginName, i64)>,
     /// Whether PostFilter (DynamicResources note + DefaultPreemption) runs.
     pub post_filter: bool,
+    /// NodeAffinity args.
+    pub node_affinity: NodeAffinityArgs,
     /// NodeResourcesFit args.
     pub fit: FitArgs,
     /// NodeResourcesBalancedAllocation args.
@@ -55,6 +58,7 @@ impl Profile {
                 (PluginName::ImageLocality, 1),
             ]),
             post_filter: true,
+            node_affinity: NodeAffinityArgs::default(),
             fit: FitArgs::default(),
             balanced_allocation: BalancedAllocationArgs::default(),
             spread: SpreadArgs::default(),
@@ -69,7 +73,10 @@ impl Profile {
         let mut profile = Profile::default_v1_35();
         profile.filters.retain(|p| *p == plugin);
         profile.scores.retain(|(p, _)| *p == plugin);
-        profile.scores.iter_mut().for_each(|(_, weight)| *weight = 1);
+        profile
+            .scores
+            .iter_mut()
+            .for_each(|(_, weight)| *weight = 1);
         profile.post_filter = false;
         profile
     }

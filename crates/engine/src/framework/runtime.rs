@@ -13,8 +13,8 @@ use super::profile::Profile;
 use super::status::{Code, Status};
 use super::types::{PodInfo, Snapshot};
 use crate::plugins::{
-    image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources, node_unschedulable,
-    pod_topology_spread, taint_toleration,
+    image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources,
+    node_unschedulable, pod_topology_spread, taint_toleration,
 };
 
 /// Per-pod plugin state written at PreFilter and read at Filter (`CycleState`).
@@ -43,19 +43,28 @@ pub struct PreFilterOutcome {
 
 /// `RunPreFilterPlugins`: UnschedulableAndUnresolvable stops at once; Unschedulable lets the rest run
 /// and is returned at the end; node-name results are intersected.
-pub fn run_pre_filter(profile: &Profile, snapshot: &Snapshot, pod: &PodInfo) -> (CycleState, PreFilterOutcome) {
+pub fn run_pre_filter(
+    profile: &Profile,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+) -> (CycleState, PreFilterOutcome) {
     let mut state = CycleState::default();
-    let mut outcome =
-        PreFilterOutcome { plugins: Vec::new(), status: Status::success(), node_names: None, narrowing_plugins: Vec::new() };
+    let mut outcome = PreFilterOutcome {
+        plugins: Vec::new(),
+        status: Status::success(),
+        node_names: None,
+        narrowing_plugins: Vec::new(),
+    };
     for &plugin in &profile.filters {
         let (status, node_names) = match plugin {
             PluginName::NodeAffinity => {
-                let (status, result) = node_affinity::pre_filter(pod);
+                let (status, result) = node_affinity::pre_filter(&profile.node_affinity, pod);
                 (status, result.node_names)
             }
             PluginName::NodePorts => (node_ports::pre_filter(pod), None),
             PluginName::PodTopologySpread => {
-                let (status, spread) = pod_topology_spread::pre_filter(&profile.spread, pod, snapshot);
+                let (status, spread) =
+                    pod_topology_spread::pre_filter(&profile.spread, pod, snapshot);
                 state.spread = spread;
                 (status, None)
             }
@@ -93,9 +102,15 @@ pub fn run_pre_filter(profile: &Profile, snapshot: &Snapshot, pod: &PodInfo) -> 
             };
             if merged.is_empty() {
                 let message = if outcome.narrowing_plugins.len() == 1 {
-                    format!("node(s) didn't satisfy plugin {}", outcome.narrowing_plugins[0])
+                    format!(
+                        "node(s) didn't satisfy plugin {}",
+                        outcome.narrowing_plugins[0]
+                    )
                 } else {
-                    format!("node(s) didn't satisfy plugin(s) [{}] simultaneously", join_names(&outcome.narrowing_plugins))
+                    format!(
+                        "node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                        join_names(&outcome.narrowing_plugins)
+                    )
                 };
                 outcome.node_names = Some(merged);
                 outcome.status = Status::new(Code::UnschedulableAndUnresolvable, message);
@@ -128,7 +143,7 @@ pub fn run_filter_plugin(
         PluginName::NodeUnschedulable => node_unschedulable::filter(pod, node),
         PluginName::NodeName => node_name::filter(pod, node),
         PluginName::TaintToleration => taint_toleration::filter(pod, node),
-        PluginName::NodeAffinity => node_affinity::filter(pod, node),
+        PluginName::NodeAffinity => node_affinity::filter(&profile.node_affinity, pod, node),
         PluginName::NodePorts => node_ports::filter(pod, node),
         PluginName::NodeResourcesFit => node_resources::fit_filter(&profile.fit, pod, node),
         PluginName::PodTopologySpread => match &state.spread {
@@ -146,7 +161,13 @@ pub fn run_filter_plugin(
 
 /// `RunFilterPlugins`: the first non-success in profile order decides (plugins skipped at PreFilter
 /// do not run).
-pub fn run_filter(profile: &Profile, state: &CycleState, snapshot: &Snapshot, pod: &PodInfo, node_index: usize) -> Status {
+pub fn run_filter(
+    profile: &Profile,
+    state: &CycleState,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node_index: usize,
+) -> Status {
     for &plugin in &profile.filters {
         if state.skipped.contains(&plugin) {
             continue;
@@ -170,12 +191,14 @@ pub struct PluginScores {
     pub raw: Vec<i64>,
     /// Normalized scores (NormalizeScore, or the raw scores for plugins without it).
     pub normalized: Vec<i64>,
+    /// The PreScore error, if the plugin returned status Error (the cycle fails).
+    pub error: Option<String>,
 }
 
 impl PluginScores {
     /// Whether PreScore returned Skip (the plugin contributes nothing).
     pub fn skipped(&self) -> bool {
-        self.raw.is_empty()
+        self.raw.is_empty() && self.error.is_none()
     }
 }
 
@@ -191,78 +214,130 @@ pub struct ScoreOutcome {
 }
 
 /// `RunPreScorePlugins` + `RunScorePlugins`: per plugin raw scores, normalized, weighted and summed.
-pub fn run_score(profile: &Profile, snapshot: &Snapshot, pod: &PodInfo, feasible: &[usize]) -> ScoreOutcome {
+pub fn run_score(
+    profile: &Profile,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    feasible: &[usize],
+) -> ScoreOutcome {
     let mut plugins = Vec::with_capacity(profile.scores.len());
     let mut totals = alloc::vec![0i64; feasible.len()];
     for &(plugin, weight) in &profile.scores {
-        let scored = score_plugin(plugin, profile, snapshot, pod, feasible);
-        let Some((raw, normalized)) = scored else {
-            plugins.push(PluginScores { plugin, weight, raw: Vec::new(), normalized: Vec::new() });
-            continue;
+        let (raw, normalized, error) = match score_plugin(plugin, profile, snapshot, pod, feasible)
+        {
+            Ok(Some((raw, normalized))) => (raw, normalized, None),
+            Ok(None) => (Vec::new(), Vec::new(), None),
+            Err(error) => (Vec::new(), Vec::new(), Some(error)),
         };
         for (total, score) in totals.iter_mut().zip(&normalized) {
             *total += score * weight;
         }
-        plugins.push(PluginScores { plugin, weight, raw, normalized });
+        plugins.push(PluginScores {
+            plugin,
+            weight,
+            raw,
+            normalized,
+            error,
+        });
     }
-    ScoreOutcome { nodes: feasible.to_vec(), plugins, totals }
+    ScoreOutcome {
+        nodes: feasible.to_vec(),
+        plugins,
+        totals,
+    }
 }
 
-/// Runs PreScore, Score and NormalizeScore of one plugin; `None` when PreScore skipped.
+/// Raw and normalized scores of one plugin.
+type Scored = (Vec<i64>, Vec<i64>);
+
+/// Runs PreScore, Score and NormalizeScore of one plugin; `Ok(None)` when PreScore skipped, `Err`
+/// when it returned Error.
 fn score_plugin(
     plugin: PluginName,
     profile: &Profile,
     snapshot: &Snapshot,
     pod: &PodInfo,
     feasible: &[usize],
-) -> Option<(Vec<i64>, Vec<i64>)> {
+) -> Result<Option<Scored>, String> {
     let nodes = || feasible.iter().map(|&i| (i, &snapshot.nodes[i]));
     let (raw, normalized) = match plugin {
         PluginName::TaintToleration => {
             let state = taint_toleration::pre_score(pod);
-            let raw: Vec<i64> = nodes().map(|(_, n)| taint_toleration::score(&state, n)).collect();
+            let raw: Vec<i64> = nodes()
+                .map(|(_, n)| taint_toleration::score(&state, n))
+                .collect();
             let mut normalized = raw.clone();
             taint_toleration::normalize_score(&mut normalized);
             (raw, normalized)
         }
         PluginName::NodeAffinity => {
-            let state = node_affinity::pre_score(pod)?;
-            let raw: Vec<i64> = nodes().map(|(_, n)| node_affinity::score(&state, n)).collect();
+            let Some(state) = node_affinity::pre_score(&profile.node_affinity, pod)? else {
+                return Ok(None);
+            };
+            let raw: Vec<i64> = nodes()
+                .map(|(_, n)| node_affinity::score(&state, n))
+                .collect();
             let mut normalized = raw.clone();
             node_affinity::normalize_score(&mut normalized);
             (raw, normalized)
         }
         PluginName::NodeResourcesFit => {
             let requests = node_resources::fit_pre_score(&profile.fit, pod);
-            let raw: Vec<i64> = nodes().map(|(_, n)| node_resources::fit_score(&profile.fit, &requests, n)).collect();
+            let raw: Vec<i64> = nodes()
+                .map(|(_, n)| node_resources::fit_score(&profile.fit, &requests, n))
+                .collect();
             (raw.clone(), raw)
         }
         PluginName::PodTopologySpread => {
-            let state = pod_topology_spread::pre_score(&profile.spread, pod, snapshot, feasible)?;
-            let raw: Vec<i64> = nodes().map(|(i, n)| pod_topology_spread::score(&state, snapshot, pod, i, n)).collect();
+            let Some(state) =
+                pod_topology_spread::pre_score(&profile.spread, pod, snapshot, feasible)
+            else {
+                return Ok(None);
+            };
+            let raw: Vec<i64> = nodes()
+                .map(|(i, n)| pod_topology_spread::score(&state, snapshot, pod, i, n))
+                .collect();
             let mut normalized = raw.clone();
             pod_topology_spread::normalize_score(&state, feasible, &mut normalized);
             (raw, normalized)
         }
         PluginName::InterPodAffinity => {
-            let state = inter_pod_affinity::pre_score(&profile.inter_pod_affinity, pod, snapshot, feasible)?;
-            let raw: Vec<i64> = nodes().map(|(_, n)| inter_pod_affinity::score(&state, n)).collect();
+            let Some(state) = inter_pod_affinity::pre_score(
+                &profile.inter_pod_affinity,
+                pod,
+                snapshot,
+                feasible,
+            )?
+            else {
+                return Ok(None);
+            };
+            let raw: Vec<i64> = nodes()
+                .map(|(_, n)| inter_pod_affinity::score(&state, n))
+                .collect();
             let mut normalized = raw.clone();
             inter_pod_affinity::normalize_score(&state, &mut normalized);
             (raw, normalized)
         }
         PluginName::NodeResourcesBalancedAllocation => {
-            let requests = node_resources::balanced_pre_score(&profile.balanced_allocation, pod)?;
+            let Some(requests) =
+                node_resources::balanced_pre_score(&profile.balanced_allocation, pod)
+            else {
+                return Ok(None);
+            };
             let raw: Vec<i64> = nodes()
-                .map(|(_, n)| node_resources::balanced_score(&profile.balanced_allocation, &requests, n))
+                .map(|(_, n)| {
+                    node_resources::balanced_score(&profile.balanced_allocation, &requests, n)
+                })
                 .collect();
             (raw.clone(), raw)
         }
         PluginName::ImageLocality => {
-            let raw: Vec<i64> = nodes().map(|(_, n)| image_locality::score(snapshot, pod, n)).collect();
+            let raw: Vec<i64> = nodes()
+                .map(|(_, n)| image_locality::score(snapshot, pod, n))
+                .collect();
             (raw.clone(), raw)
         }
-        _ => return None,
+        _ => return Ok(None),
     };
-    Some((raw, normalized))
+    Ok(Some((raw, normalized)))
 }

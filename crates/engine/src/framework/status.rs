@@ -50,7 +50,10 @@ impl Code {
 
     /// Whether the code rejects the pod (`Unschedulable` or `UnschedulableAndUnresolvable`).
     pub fn is_rejected(self) -> bool {
-        matches!(self, Code::Unschedulable | Code::UnschedulableAndUnresolvable)
+        matches!(
+            self,
+            Code::Unschedulable | Code::UnschedulableAndUnresolvable
+        )
     }
 }
 
@@ -74,22 +77,38 @@ pub struct Status {
 impl Status {
     /// `Success` with no reasons.
     pub const fn success() -> Status {
-        Status { code: Code::Success, reasons: Vec::new(), plugin: None }
+        Status {
+            code: Code::Success,
+            reasons: Vec::new(),
+            plugin: None,
+        }
     }
 
     /// `Skip`.
     pub const fn skip() -> Status {
-        Status { code: Code::Skip, reasons: Vec::new(), plugin: None }
+        Status {
+            code: Code::Skip,
+            reasons: Vec::new(),
+            plugin: None,
+        }
     }
 
     /// A status with one reason.
     pub fn new(code: Code, reason: impl Into<String>) -> Status {
-        Status { code, reasons: alloc::vec![reason.into()], plugin: None }
+        Status {
+            code,
+            reasons: alloc::vec![reason.into()],
+            plugin: None,
+        }
     }
 
     /// A status with several reasons.
     pub fn with_reasons(code: Code, reasons: Vec<String>) -> Status {
-        Status { code, reasons, plugin: None }
+        Status {
+            code,
+            reasons,
+            plugin: None,
+        }
     }
 
     /// Tags the status with the plugin that returned it.

@@ -5,14 +5,14 @@
 //! incrementally on bind and removal, so plugins never re-add pod requests.
 
 use alloc::collections::{BTreeMap, BTreeSet};
-use core::cell::RefCell;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::RefCell;
 
 use crate::model::resources::{CPU, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, MEMORY};
 use crate::model::{
-    Cluster, Controller, Labels, Node, PodDisruptionBudget, Pod, PodAffinityTerm, Resource, ResourceList, Selector,
-    Service,
+    Cluster, Controller, Labels, Node, Pod, PodAffinityTerm, PodDisruptionBudget, Resource,
+    ResourceList, Selector, Service,
 };
 
 /// A pod (anti-)affinity term with namespaces resolved (`framework.AffinityTerm`).
@@ -46,8 +46,8 @@ impl AffinityTerm {
     /// `AffinityTerm.Matches`: namespace (listed, or selected by the labels of the pod's namespace)
     /// and labels. Callers pass an empty label set where upstream passes nil labels.
     pub fn matches(&self, pod: &Pod, namespace_labels: &Labels) -> bool {
-        let namespace_ok =
-            self.namespaces.contains(&pod.namespace) || self.namespace_selector.matches(namespace_labels);
+        let namespace_ok = self.namespaces.contains(&pod.namespace)
+            || self.namespace_selector.matches(namespace_labels);
         namespace_ok && self.selector.matches(&pod.labels)
     }
 }
@@ -82,6 +82,8 @@ pub struct PodInfo {
     pub preferred_anti_affinity_terms: Vec<WeightedAffinityTerm>,
     /// `(hostIP, protocol, hostPort)` the pod claims.
     pub host_ports: Vec<(String, String, i32)>,
+    /// The aggregate error of parsing the pod's affinity terms (`PodInfo.Update`), if any.
+    pub parse_error: Option<String>,
 }
 
 impl PodInfo {
@@ -90,23 +92,34 @@ impl PodInfo {
         let requests = pod_requests(&pod, false);
         let non_zero = pod_requests(&pod, true);
         let affinity = &pod.affinity;
-        let resolve = |terms: &[PodAffinityTerm]| terms.iter().map(|t| AffinityTerm::new(&pod.namespace, t)).collect();
+        let resolve = |terms: &[PodAffinityTerm]| {
+            terms
+                .iter()
+                .map(|t| AffinityTerm::new(&pod.namespace, t))
+                .collect()
+        };
         let resolve_weighted = |terms: &[crate::model::WeightedPodAffinityTerm]| {
             terms
                 .iter()
-                .map(|t| WeightedAffinityTerm { term: AffinityTerm::new(&pod.namespace, &t.term), weight: t.weight })
+                .map(|t| WeightedAffinityTerm {
+                    term: AffinityTerm::new(&pod.namespace, &t.term),
+                    weight: t.weight,
+                })
                 .collect()
         };
         let (required_affinity_terms, preferred_affinity_terms) = match &affinity.pod_affinity {
             Some(a) => (resolve(&a.required), resolve_weighted(&a.preferred)),
             None => (Vec::new(), Vec::new()),
         };
-        let (required_anti_affinity_terms, preferred_anti_affinity_terms) = match &affinity.pod_anti_affinity {
-            Some(a) => (resolve(&a.required), resolve_weighted(&a.preferred)),
-            None => (Vec::new(), Vec::new()),
-        };
+        let (required_anti_affinity_terms, preferred_anti_affinity_terms) =
+            match &affinity.pod_anti_affinity {
+                Some(a) => (resolve(&a.required), resolve_weighted(&a.preferred)),
+                None => (Vec::new(), Vec::new()),
+            };
         let host_ports = pod.host_ports();
+        let parse_error = affinity_parse_error(&pod);
         PodInfo {
+            parse_error,
             requests,
             non_zero_milli_cpu: non_zero.milli_cpu,
             non_zero_memory: non_zero.memory,
@@ -123,6 +136,52 @@ impl PodInfo {
     pub fn has_affinity(&self) -> bool {
         self.pod.affinity.pod_affinity.is_some() || self.pod.affinity.pod_anti_affinity.is_some()
     }
+}
+
+/// `PodInfo.Update`'s parse errors: the first invalid term of each of the four term lists, prefixed
+/// with the list's name, aggregated.
+fn affinity_parse_error(pod: &Pod) -> Option<String> {
+    let affinity = &pod.affinity;
+    fn first<'a>(mut terms: impl Iterator<Item = &'a PodAffinityTerm>) -> Option<String> {
+        terms.find_map(|t| t.parse_error.clone())
+    }
+    let mut errors = Vec::new();
+    let lists: [(&str, Option<String>); 4] = [
+        (
+            "requiredAffinityTerms",
+            affinity
+                .pod_affinity
+                .as_ref()
+                .and_then(|a| first(a.required.iter())),
+        ),
+        (
+            "requiredAntiAffinityTerms",
+            affinity
+                .pod_anti_affinity
+                .as_ref()
+                .and_then(|a| first(a.required.iter())),
+        ),
+        (
+            "preferredAffinityTerms",
+            affinity
+                .pod_affinity
+                .as_ref()
+                .and_then(|a| first(a.preferred.iter().map(|w| &w.term))),
+        ),
+        (
+            "preferredAntiAffinityTerms",
+            affinity
+                .pod_anti_affinity
+                .as_ref()
+                .and_then(|a| first(a.preferred.iter().map(|w| &w.term))),
+        ),
+    ];
+    for (list, error) in lists {
+        if let Some(error) = error {
+            errors.push(alloc::format!("{list}: {error}"));
+        }
+    }
+    crate::model::validation::aggregate(&errors)
 }
 
 /// Adds the non-zero defaults to a container's requests when `non_zero` is set (only for missing keys).
@@ -187,7 +246,10 @@ pub fn pod_requests(pod: &Pod, non_zero: bool) -> Resource {
     if non_zero && !pod.pod_requests.is_empty() {
         // With pod-level requests a default applies only when missing at both levels.
         let containers_have = |key: &str| {
-            pod.containers.iter().chain(&pod.init_containers).any(|c| c.requests.contains_key(key))
+            pod.containers
+                .iter()
+                .chain(&pod.init_containers)
+                .any(|c| c.requests.contains_key(key))
         };
         if !pod.pod_requests.contains_key(CPU) && !containers_have(CPU) {
             requests.milli_cpu = requests.milli_cpu.max(DEFAULT_MILLI_CPU_REQUEST);
@@ -326,7 +388,11 @@ impl Snapshot {
             node_index: BTreeMap::new(),
             pods: Vec::with_capacity(cluster.pods.len()),
             pod_node: Vec::with_capacity(cluster.pods.len()),
-            namespaces: cluster.namespaces.iter().map(|n| (n.name.clone(), n.labels.clone())).collect(),
+            namespaces: cluster
+                .namespaces
+                .iter()
+                .map(|n| (n.name.clone(), n.labels.clone()))
+                .collect(),
             services: cluster.services.clone(),
             controllers: cluster.controllers.clone(),
             pdbs: cluster.pdbs.clone(),
@@ -343,12 +409,17 @@ impl Snapshot {
             if pod.phase.is_terminal() {
                 continue;
             }
-            let Some(node_name) = pod.node_name.as_deref() else { continue };
+            let Some(node_name) = pod.node_name.as_deref() else {
+                continue;
+            };
             match snapshot.node_index.get(node_name) {
                 Some(&node) => {
                     snapshot.bind(PodInfo::new(pod.clone()), node);
                 }
-                None => warnings.push(SnapshotWarning::PodOnUnknownNode { pod: pod.key(), node: String::from(node_name) }),
+                None => warnings.push(SnapshotWarning::PodOnUnknownNode {
+                    pod: pod.key(),
+                    node: String::from(node_name),
+                }),
             }
         }
         (snapshot, warnings)
@@ -376,7 +447,9 @@ impl Snapshot {
 
     /// A live pod by id.
     pub fn pod(&self, id: PodId) -> &PodInfo {
-        self.pods[id].as_ref().expect("pod ids in node infos are live")
+        self.pods[id]
+            .as_ref()
+            .expect("pod ids in node infos are live")
     }
 
     /// Binds a pod to a node (the scheduler's assume step) and returns its id.
@@ -405,7 +478,12 @@ impl Snapshot {
     /// Calls `f` with the number of pods on each node (by node index) that are in `namespace`, not
     /// terminating and matched by `selector` (`countPodsMatchSelector`, including its rule that an
     /// empty selector counts nothing). Counts are cached and updated as pods bind and leave.
-    pub fn with_match_counts<R>(&self, namespace: &str, selector: &Selector, f: impl FnOnce(&[u32]) -> R) -> R {
+    pub fn with_match_counts<R>(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        f: impl FnOnce(&[u32]) -> R,
+    ) -> R {
         if selector.is_empty() {
             let zeros = alloc::vec![0u32; self.nodes.len()];
             return f(&zeros);
@@ -430,7 +508,10 @@ impl Snapshot {
         if cache.values().map(BTreeMap::len).sum::<usize>() >= MATCH_COUNT_CACHE_LIMIT {
             cache.clear();
         }
-        cache.entry(String::from(namespace)).or_default().insert(selector.clone(), counts);
+        cache
+            .entry(String::from(namespace))
+            .or_default()
+            .insert(selector.clone(), counts);
         result
     }
 

@@ -83,9 +83,14 @@ pub enum SelectorError {
 impl fmt::Display for SelectorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SelectorError::UnsupportedOperator(op) => write!(f, "{op:?} is not a valid label selector operator"),
+            SelectorError::UnsupportedOperator(op) => {
+                write!(f, "{op:?} is not a valid label selector operator")
+            }
             SelectorError::ValuesRequired(key) => {
-                write!(f, "for 'In', 'NotIn' operators, values set can't be empty (key {key:?})")
+                write!(
+                    f,
+                    "for 'In', 'NotIn' operators, values set can't be empty (key {key:?})"
+                )
             }
             SelectorError::ValuesForbidden(key) => write!(
                 f,
@@ -103,14 +108,22 @@ impl core::error::Error for SelectorError {}
 
 impl Requirement {
     /// Builds a requirement, checking the value count the operator needs.
-    pub fn new(key: impl Into<String>, operator: Operator, values: Vec<String>) -> Result<Requirement, SelectorError> {
+    pub fn new(
+        key: impl Into<String>,
+        operator: Operator,
+        values: Vec<String>,
+    ) -> Result<Requirement, SelectorError> {
         let key = key.into();
         match operator {
-            Operator::In | Operator::NotIn if values.is_empty() => return Err(SelectorError::ValuesRequired(key)),
+            Operator::In | Operator::NotIn if values.is_empty() => {
+                return Err(SelectorError::ValuesRequired(key));
+            }
             Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
                 return Err(SelectorError::ValuesForbidden(key));
             }
-            Operator::Gt | Operator::Lt if values.len() != 1 || values[0].parse::<i64>().is_err() => {
+            Operator::Gt | Operator::Lt
+                if values.len() != 1 || values[0].parse::<i64>().is_err() =>
+            {
                 return Err(SelectorError::IntegerValueRequired(key));
             }
             _ => {}
@@ -118,27 +131,46 @@ impl Requirement {
         let mut values = values;
         values.sort();
         values.dedup();
-        Ok(Requirement { key, operator, values })
+        Ok(Requirement {
+            key,
+            operator,
+            values,
+        })
     }
 
     /// `key = value`, as a `matchLabels` entry becomes.
     pub fn equals(key: impl Into<String>, value: impl Into<String>) -> Requirement {
-        Requirement { key: key.into(), operator: Operator::In, values: alloc::vec![value.into()] }
+        Requirement {
+            key: key.into(),
+            operator: Operator::In,
+            values: alloc::vec![value.into()],
+        }
     }
 
     /// Whether the label set satisfies this requirement.
     pub fn matches(&self, labels: &Labels) -> bool {
         match self.operator {
-            Operator::In => labels.get(&self.key).is_some_and(|value| self.values.iter().any(|v| v == value)),
-            Operator::NotIn => labels.get(&self.key).is_none_or(|value| !self.values.iter().any(|v| v == value)),
+            Operator::In => labels
+                .get(&self.key)
+                .is_some_and(|value| self.values.iter().any(|v| v == value)),
+            Operator::NotIn => labels
+                .get(&self.key)
+                .is_none_or(|value| !self.values.iter().any(|v| v == value)),
             Operator::Exists => labels.contains_key(&self.key),
             Operator::DoesNotExist => !labels.contains_key(&self.key),
             Operator::Gt | Operator::Lt => {
-                let Some(value) = labels.get(&self.key) else { return false };
-                let (Ok(have), Ok(bound)) = (value.parse::<i64>(), self.values[0].parse::<i64>()) else {
+                let Some(value) = labels.get(&self.key) else {
                     return false;
                 };
-                if self.operator == Operator::Gt { have > bound } else { have < bound }
+                let (Ok(have), Ok(bound)) = (value.parse::<i64>(), self.values[0].parse::<i64>())
+                else {
+                    return false;
+                };
+                if self.operator == Operator::Gt {
+                    have > bound
+                } else {
+                    have < bound
+                }
             }
         }
     }
@@ -162,14 +194,20 @@ impl Selector {
     /// Builds a selector from `matchLabels` and `matchExpressions`, as
     /// `metav1.LabelSelectorAsSelector` does: only `In`, `NotIn`, `Exists` and `DoesNotExist` are
     /// allowed, requirements are sorted by key.
-    pub fn from_parts(match_labels: &Labels, expressions: Vec<Requirement>) -> Result<Selector, SelectorError> {
-        let mut requirements: Vec<Requirement> = Vec::with_capacity(match_labels.len() + expressions.len());
+    pub fn from_parts(
+        match_labels: &Labels,
+        expressions: Vec<Requirement>,
+    ) -> Result<Selector, SelectorError> {
+        let mut requirements: Vec<Requirement> =
+            Vec::with_capacity(match_labels.len() + expressions.len());
         for (key, value) in match_labels {
             requirements.push(Requirement::equals(key.clone(), value.clone()));
         }
         for requirement in expressions {
             if matches!(requirement.operator, Operator::Gt | Operator::Lt) {
-                return Err(SelectorError::UnsupportedOperator(String::from(requirement.operator.as_str())));
+                return Err(SelectorError::UnsupportedOperator(String::from(
+                    requirement.operator.as_str(),
+                )));
             }
             requirements.push(requirement);
         }
@@ -179,7 +217,11 @@ impl Selector {
 
     /// `labels.SelectorFromSet`: `key = value` for every entry (an empty set matches everything).
     pub fn from_set(set: &Labels) -> Selector {
-        Selector::Requirements(set.iter().map(|(k, v)| Requirement::equals(k.clone(), v.clone())).collect())
+        Selector::Requirements(
+            set.iter()
+                .map(|(k, v)| Requirement::equals(k.clone(), v.clone()))
+                .collect(),
+        )
     }
 
     /// Whether the label set matches.
@@ -220,7 +262,9 @@ impl fmt::Display for Selector {
                         f.write_str(",")?;
                     }
                     match r.operator {
-                        Operator::In if r.values.len() == 1 => write!(f, "{}={}", r.key, r.values[0])?,
+                        Operator::In if r.values.len() == 1 => {
+                            write!(f, "{}={}", r.key, r.values[0])?
+                        }
                         Operator::In => write!(f, "{} in ({})", r.key, r.values.join(","))?,
                         Operator::NotIn => write!(f, "{} notin ({})", r.key, r.values.join(","))?,
                         Operator::Exists => write!(f, "{}", r.key)?,
@@ -241,7 +285,10 @@ mod tests {
     use alloc::vec;
 
     fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs.iter().map(|(k, v)| (String::from(*k), String::from(*v))).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (String::from(*k), String::from(*v)))
+            .collect()
     }
 
     #[test]
@@ -272,7 +319,10 @@ mod tests {
 
     #[test]
     fn and_keeps_nothing() {
-        assert_eq!(Selector::Nothing.and([Requirement::equals("a", "b")]), Selector::Nothing);
+        assert_eq!(
+            Selector::Nothing.and([Requirement::equals("a", "b")]),
+            Selector::Nothing
+        );
         let s = Selector::everything().and([Requirement::equals("a", "b")]);
         assert!(s.matches(&labels(&[("a", "b")])));
         assert!(!s.is_empty());

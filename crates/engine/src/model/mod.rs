@@ -10,14 +10,15 @@ pub mod pod;
 pub mod quantity;
 pub mod resources;
 pub mod taint;
+pub mod validation;
 
 pub use cluster::{Cluster, Controller, ControllerKind, Namespace, PodDisruptionBudget, Service};
 pub use labels::{Labels, Operator, Requirement, Selector, SelectorError};
 pub use node::{ContainerImage, LABEL_HOSTNAME, LABEL_REGION, LABEL_ZONE, Node};
 pub use pod::{
-    Affinity, Container, ContainerPort, NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm, OwnerRef, Pod,
-    PodAffinity, PodAffinityTerm, PodPhase, PreemptionPolicy, PreferredSchedulingTerm, TopologySpreadConstraint,
-    WeightedPodAffinityTerm, WhenUnsatisfiable,
+    Affinity, Container, ContainerPort, NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm,
+    OwnerRef, Pod, PodAffinity, PodAffinityTerm, PodPhase, PreemptionPolicy,
+    PreferredSchedulingTerm, TopologySpreadConstraint, WeightedPodAffinityTerm, WhenUnsatisfiable,
 };
 pub use quantity::{Quantity, QuantityError};
 pub use resources::{Resource, ResourceList};

@@ -43,6 +43,9 @@ pub struct Node {
 impl Node {
     /// A node with a name and nothing else (builder start).
     pub fn named(name: impl Into<String>) -> Node {
-        Node { name: name.into(), ..Node::default() }
+        Node {
+            name: name.into(),
+            ..Node::default()
+        }
     }
 }

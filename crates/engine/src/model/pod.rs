@@ -89,6 +89,9 @@ pub struct NodeSelectorTerm {
     pub match_expressions: Vec<Requirement>,
     /// `matchFields`; only `metadata.name` exists.
     pub match_fields: Vec<Requirement>,
+    /// The parse error of the term (apimachinery's text, paths relative to the term), for terms the
+    /// API server's validation would reject. Such a term never matches.
+    pub parse_error: Option<String>,
 }
 
 /// `metav1.ObjectNameField`, the only supported `matchFields` key.
@@ -98,10 +101,14 @@ impl NodeSelectorTerm {
     /// Whether the term matches a node: every expression on labels and every field requirement.
     /// An empty term matches nothing (component-helpers drops it).
     pub fn matches(&self, node: &Node) -> bool {
-        if self.match_expressions.is_empty() && self.match_fields.is_empty() {
+        if self.parse_error.is_some()
+            || (self.match_expressions.is_empty() && self.match_fields.is_empty())
+        {
             return false;
         }
-        self.match_expressions.iter().all(|r| r.matches(&node.labels))
+        self.match_expressions
+            .iter()
+            .all(|r| r.matches(&node.labels))
             && self.match_fields.iter().all(|r| {
                 let mut fields = Labels::new();
                 fields.insert(String::from(OBJECT_NAME_FIELD), node.name.clone());
@@ -143,6 +150,9 @@ pub struct PodAffinityTerm {
     pub match_label_keys: Vec<String>,
     /// `mismatchLabelKeys` (already merged into `selector` for admitted pods).
     pub mismatch_label_keys: Vec<String>,
+    /// The error `LabelSelectorAsSelector` gives for `labelSelector` or `namespaceSelector`, for terms
+    /// the API server's validation would reject (the scheduler reports it as `parsing pod: ...`).
+    pub parse_error: Option<String>,
 }
 
 /// A preferred pod (anti-)affinity term.
@@ -263,7 +273,11 @@ pub struct Pod {
 impl Pod {
     /// A pod in a namespace with a name (builder start).
     pub fn named(namespace: impl Into<String>, name: impl Into<String>) -> Pod {
-        Pod { namespace: namespace.into(), name: name.into(), ..Pod::default() }
+        Pod {
+            namespace: namespace.into(),
+            name: name.into(),
+            ..Pod::default()
+        }
     }
 
     /// `namespace/name`.
@@ -278,10 +292,19 @@ impl Pod {
     /// `nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`: every `nodeSelector` pair and, when
     /// present, at least one required node affinity term.
     pub fn matches_required_node_affinity(&self, node: &Node) -> bool {
-        if !self.node_selector.iter().all(|(k, v)| node.labels.get(k) == Some(v)) {
+        if !self
+            .node_selector
+            .iter()
+            .all(|(k, v)| node.labels.get(k) == Some(v))
+        {
             return false;
         }
-        match self.affinity.node_affinity.as_ref().and_then(|a| a.required.as_ref()) {
+        match self
+            .affinity
+            .node_affinity
+            .as_ref()
+            .and_then(|a| a.required.as_ref())
+        {
             None => true,
             Some(terms) => terms.iter().any(|term| term.matches(node)),
         }
@@ -292,14 +315,25 @@ impl Pod {
     /// hostPort > 0.
     pub fn host_ports(&self) -> Vec<(String, String, i32)> {
         let mut ports = Vec::new();
-        let sidecars = self.init_containers.iter().filter(|c| c.restart_policy_always);
+        let sidecars = self
+            .init_containers
+            .iter()
+            .filter(|c| c.restart_policy_always);
         for container in sidecars.chain(&self.containers) {
             for port in &container.ports {
                 if port.host_port <= 0 {
                     continue;
                 }
-                let ip = if port.host_ip.is_empty() { String::from("0.0.0.0") } else { port.host_ip.clone() };
-                let protocol = if port.protocol.is_empty() { String::from("TCP") } else { port.protocol.clone() };
+                let ip = if port.host_ip.is_empty() {
+                    String::from("0.0.0.0")
+                } else {
+                    port.host_ip.clone()
+                };
+                let protocol = if port.protocol.is_empty() {
+                    String::from("TCP")
+                } else {
+                    port.protocol.clone()
+                };
                 ports.push((ip, protocol, port.host_port));
             }
         }

@@ -22,7 +22,11 @@ pub struct QuantityError {
 
 impl fmt::Display for QuantityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (got {:?})", self.text)
+        write!(
+            f,
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (got {:?})",
+            self.text
+        )
     }
 }
 
@@ -30,21 +34,35 @@ impl core::error::Error for QuantityError {}
 
 impl Quantity {
     /// Zero.
-    pub const ZERO: Quantity = Quantity { mantissa: 0, exp10: 0, exp1024: 0 };
+    pub const ZERO: Quantity = Quantity {
+        mantissa: 0,
+        exp10: 0,
+        exp1024: 0,
+    };
 
     /// A whole number of base units.
     pub fn from_value(value: i64) -> Quantity {
-        Quantity { mantissa: value as i128, exp10: 0, exp1024: 0 }
+        Quantity {
+            mantissa: value as i128,
+            exp10: 0,
+            exp1024: 0,
+        }
     }
 
     /// A number of thousandths of a unit (millicores for cpu).
     pub fn from_milli(milli: i64) -> Quantity {
-        Quantity { mantissa: milli as i128, exp10: -3, exp1024: 0 }
+        Quantity {
+            mantissa: milli as i128,
+            exp10: -3,
+            exp1024: 0,
+        }
     }
 
     /// Parses the canonical and non-canonical forms the API accepts: `1`, `0.5`, `500m`, `2Gi`, `1e3`, `1.5k`.
     pub fn parse(text: &str) -> Result<Quantity, QuantityError> {
-        let error = || QuantityError { text: alloc::string::String::from(text) };
+        let error = || QuantityError {
+            text: alloc::string::String::from(text),
+        };
         let trimmed = text.trim();
         if trimmed.is_empty() || trimmed.len() > 64 {
             return Err(error());
@@ -54,7 +72,9 @@ impl Quantity {
             b'+' => (false, &trimmed[1..]),
             _ => (false, trimmed),
         };
-        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let number_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
         let (number, suffix) = rest.split_at(number_end);
         if number.is_empty() || number == "." || number.matches('.').count() > 1 {
             return Err(error());
@@ -105,7 +125,11 @@ impl Quantity {
             }
             _ => return Err(error()),
         }
-        Ok(Quantity { mantissa: if negative { -mantissa } else { mantissa }, exp10, exp1024 })
+        Ok(Quantity {
+            mantissa: if negative { -mantissa } else { mantissa },
+            exp10,
+            exp1024,
+        })
     }
 
     /// The value scaled by `10^scale` and rounded up (toward +infinity), saturating at the i64 range.
@@ -129,7 +153,11 @@ impl Quantity {
             }
         }
         let quotient = numerator.div_euclid(denominator);
-        let rounded = if numerator.rem_euclid(denominator) != 0 { quotient + 1 } else { quotient };
+        let rounded = if numerator.rem_euclid(denominator) != 0 {
+            quotient + 1
+        } else {
+            quotient
+        };
         rounded.clamp(i64::MIN as i128, i64::MAX as i128) as i64
     }
 
@@ -153,7 +181,10 @@ mod tests {
         assert_eq!(Quantity::parse("500m").unwrap().milli_value(), 500);
         assert_eq!(Quantity::parse("1").unwrap().milli_value(), 1000);
         assert_eq!(Quantity::parse("0.5").unwrap().milli_value(), 500);
-        assert_eq!(Quantity::parse("2Gi").unwrap().value(), 2 * 1024 * 1024 * 1024);
+        assert_eq!(
+            Quantity::parse("2Gi").unwrap().value(),
+            2 * 1024 * 1024 * 1024
+        );
         assert_eq!(Quantity::parse("1k").unwrap().value(), 1000);
         assert_eq!(Quantity::parse("1e3").unwrap().value(), 1000);
         assert_eq!(Quantity::parse("200Mi").unwrap().value(), 209_715_200);

@@ -84,7 +84,9 @@ impl Resource {
                 MEMORY => self.memory += amount,
                 EPHEMERAL_STORAGE => self.ephemeral_storage += amount,
                 PODS => self.allowed_pod_number += amount,
-                _ if is_scalar_resource_name(name) => *self.scalar.entry(name.clone()).or_insert(0) += amount,
+                _ if is_scalar_resource_name(name) => {
+                    *self.scalar.entry(name.clone()).or_insert(0) += amount
+                }
                 _ => {}
             }
         }
@@ -126,6 +128,9 @@ impl Resource {
     /// Whether cpu, memory and ephemeral storage are zero and no scalar resource is named at all
     /// (upstream tests `len(ScalarResources) == 0`, so an explicit `0` of a scalar counts as a request).
     pub fn is_zero_request(&self) -> bool {
-        self.milli_cpu == 0 && self.memory == 0 && self.ephemeral_storage == 0 && self.scalar.is_empty()
+        self.milli_cpu == 0
+            && self.memory == 0
+            && self.ephemeral_storage == 0
+            && self.scalar.is_empty()
     }
 }

@@ -104,5 +104,7 @@ pub fn find_untolerated_taint<'a>(
     tolerations: &[Toleration],
     include: impl Fn(&Taint) -> bool,
 ) -> Option<&'a Taint> {
-    taints.iter().find(|taint| include(taint) && !tolerations_tolerate_taint(tolerations, taint))
+    taints
+        .iter()
+        .find(|taint| include(taint) && !tolerations_tolerate_taint(tolerations, taint))
 }

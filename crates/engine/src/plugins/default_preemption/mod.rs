@@ -8,7 +8,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::framework::{
-    Code, CycleState, Diagnosis, PodId, PodInfo, Profile, Snapshot, Status, fit_error_message, run_filter,
+    Code, CycleState, Diagnosis, PodId, PodInfo, Profile, Snapshot, Status, fit_error_message,
+    run_filter,
 };
 use crate::model::{PodDisruptionBudget, PreemptionPolicy};
 
@@ -40,17 +41,23 @@ pub enum PreemptionOutcome {
 /// `MoreImportantPod`: higher priority first, then the earlier start time.
 fn more_important_first(snapshot: &Snapshot, a: PodId, b: PodId) -> core::cmp::Ordering {
     let (pa, pb) = (&snapshot.pod(a).pod, &snapshot.pod(b).pod);
-    pb.priority.cmp(&pa.priority).then_with(|| match (pa.start_time, pb.start_time) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => core::cmp::Ordering::Less,
-        (None, Some(_)) => core::cmp::Ordering::Greater,
-        (None, None) => core::cmp::Ordering::Equal,
-    })
+    pb.priority
+        .cmp(&pa.priority)
+        .then_with(|| match (pa.start_time, pb.start_time) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => core::cmp::Ordering::Less,
+            (None, Some(_)) => core::cmp::Ordering::Greater,
+            (None, None) => core::cmp::Ordering::Equal,
+        })
 }
 
 /// `filterPodsWithPDBViolation`: splits pods (in order) into those whose eviction violates a PDB
 /// and the rest, decrementing each matching budget as it goes.
-fn split_by_pdb_violation(snapshot: &Snapshot, pods: &[PodId], pdbs: &[PodDisruptionBudget]) -> (Vec<PodId>, Vec<PodId>) {
+fn split_by_pdb_violation(
+    snapshot: &Snapshot,
+    pods: &[PodId],
+    pdbs: &[PodDisruptionBudget],
+) -> (Vec<PodId>, Vec<PodId>) {
     let mut allowed: Vec<i32> = pdbs.iter().map(|p| p.disruptions_allowed).collect();
     let (mut violating, mut non_violating) = (Vec::new(), Vec::new());
     for &id in pods {
@@ -58,7 +65,10 @@ fn split_by_pdb_violation(snapshot: &Snapshot, pods: &[PodId], pdbs: &[PodDisrup
         let mut violated = false;
         if !pod.labels.is_empty() {
             for (index, pdb) in pdbs.iter().enumerate() {
-                if pdb.namespace != pod.namespace || pdb.selector.is_empty() || !pdb.selector.matches(&pod.labels) {
+                if pdb.namespace != pod.namespace
+                    || pdb.selector.is_empty()
+                    || !pdb.selector.matches(&pod.labels)
+                {
                     continue;
                 }
                 allowed[index] -= 1;
@@ -67,13 +77,22 @@ fn split_by_pdb_violation(snapshot: &Snapshot, pods: &[PodId], pdbs: &[PodDisrup
                 }
             }
         }
-        if violated { violating.push(id) } else { non_violating.push(id) }
+        if violated {
+            violating.push(id)
+        } else {
+            non_violating.push(id)
+        }
     }
     (violating, non_violating)
 }
 
 /// Removes a pod from the node and from the copied plugin states (`removePod`).
-fn dry_remove(snapshot: &mut Snapshot, state: &mut CycleState, preemptor: &PodInfo, id: PodId) -> PodInfo {
+fn dry_remove(
+    snapshot: &mut Snapshot,
+    state: &mut CycleState,
+    preemptor: &PodInfo,
+    id: PodId,
+) -> PodInfo {
     let node_index = snapshot.pod_node[id];
     let info = snapshot.detach(id);
     let node = snapshot.nodes[node_index].node.clone();
@@ -87,7 +106,13 @@ fn dry_remove(snapshot: &mut Snapshot, state: &mut CycleState, preemptor: &PodIn
 }
 
 /// Puts a pod back (`addPod`).
-fn dry_add(snapshot: &mut Snapshot, state: &mut CycleState, preemptor: &PodInfo, id: PodId, info: PodInfo) {
+fn dry_add(
+    snapshot: &mut Snapshot,
+    state: &mut CycleState,
+    preemptor: &PodInfo,
+    id: PodId,
+    info: PodInfo,
+) {
     let node_index = snapshot.pod_node[id];
     let node = snapshot.nodes[node_index].node.clone();
     if let Some(spread) = &mut state.spread {
@@ -116,7 +141,10 @@ fn select_victims_on_node(
         .filter(|id| snapshot.pod(*id).pod.priority < preemptor.pod.priority)
         .collect();
     if potential.is_empty() {
-        return Err(Status::new(Code::UnschedulableAndUnresolvable, NO_VICTIMS_FOUND));
+        return Err(Status::new(
+            Code::UnschedulableAndUnresolvable,
+            NO_VICTIMS_FOUND,
+        ));
     }
     let mut removed: Vec<(PodId, PodInfo)> = Vec::with_capacity(potential.len());
     for &id in &potential {
@@ -135,7 +163,8 @@ fn select_victims_on_node(
         snapshot.restore(id, info);
     }
     potential.sort_by(|a, b| more_important_first(snapshot, *a, *b));
-    let (violating, non_violating) = split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone());
+    let (violating, non_violating) =
+        split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone());
     let mut pending: Vec<(PodId, PodInfo)> = Vec::new();
     for &id in &potential {
         let info = dry_remove(snapshot, &mut state, preemptor, id);
@@ -145,7 +174,10 @@ fn select_victims_on_node(
     let mut num_pdb_violations = 0;
     for (group, is_violating) in [(violating, true), (non_violating, false)] {
         for id in group {
-            let position = pending.iter().position(|(p, _)| *p == id).expect("pending holds every potential victim");
+            let position = pending
+                .iter()
+                .position(|(p, _)| *p == id)
+                .expect("pending holds every potential victim");
             let (_, info) = pending.swap_remove(position);
             dry_add(snapshot, &mut state, preemptor, id, info);
             if !run_filter(profile, &state, snapshot, preemptor, node_index).is_success() {
@@ -162,7 +194,11 @@ fn select_victims_on_node(
         snapshot.restore(id, info);
     }
     victims.sort_by(|a, b| more_important_first(snapshot, *a, *b));
-    Ok(Candidate { node: node_index, victims, num_pdb_violations })
+    Ok(Candidate {
+        node: node_index,
+        victims,
+        num_pdb_violations,
+    })
 }
 
 /// `pickOneNodeForPreemption`: fewest PDB violations, then the lowest highest-victim priority, the
@@ -170,8 +206,15 @@ fn select_victims_on_node(
 /// then the first in node order (upstream: the first found from a random offset).
 fn pick_one(snapshot: &Snapshot, candidates: &[Candidate]) -> usize {
     let key = |c: &Candidate| {
-        let highest = c.victims.first().map_or(i32::MIN, |v| snapshot.pod(*v).pod.priority);
-        let sum: i64 = c.victims.iter().map(|v| snapshot.pod(*v).pod.priority as i64 + i32::MAX as i64 + 1).sum();
+        let highest = c
+            .victims
+            .first()
+            .map_or(i32::MIN, |v| snapshot.pod(*v).pod.priority);
+        let sum: i64 = c
+            .victims
+            .iter()
+            .map(|v| snapshot.pod(*v).pod.priority as i64 + i32::MAX as i64 + 1)
+            .sum();
         let earliest_start_of_highest = c
             .victims
             .iter()
@@ -179,7 +222,13 @@ fn pick_one(snapshot: &Snapshot, candidates: &[Candidate]) -> usize {
             .filter_map(|v| snapshot.pod(*v).pod.start_time)
             .min()
             .unwrap_or(i64::MIN);
-        (c.num_pdb_violations, highest, sum, c.victims.len(), core::cmp::Reverse(earliest_start_of_highest))
+        (
+            c.num_pdb_violations,
+            highest,
+            sum,
+            c.victims.len(),
+            core::cmp::Reverse(earliest_start_of_highest),
+        )
     };
     let mut best = 0;
     for index in 1..candidates.len() {
@@ -212,7 +261,10 @@ pub fn post_filter(
         return PreemptionOutcome::Failed(format!("preemption: {message}"));
     }
     let mut diagnosis = Diagnosis {
-        absent_nodes_status: Some(Status::new(Code::UnschedulableAndUnresolvable, PREEMPTION_NOT_HELPFUL)),
+        absent_nodes_status: Some(Status::new(
+            Code::UnschedulableAndUnresolvable,
+            PREEMPTION_NOT_HELPFUL,
+        )),
         ..Diagnosis::default()
     };
     let mut candidates = Vec::new();
@@ -225,11 +277,17 @@ pub fn post_filter(
                     Err(status) => diagnosis.node_statuses.push((name, status)),
                 }
             }
-            _ => diagnosis.node_statuses.push((name, Status::new(Code::UnschedulableAndUnresolvable, PREEMPTION_NOT_HELPFUL))),
+            _ => diagnosis.node_statuses.push((
+                name,
+                Status::new(Code::UnschedulableAndUnresolvable, PREEMPTION_NOT_HELPFUL),
+            )),
         }
     }
     if candidates.is_empty() {
-        return PreemptionOutcome::Failed(format!("preemption: {}", fit_error_message(snapshot.num_nodes(), &diagnosis)));
+        return PreemptionOutcome::Failed(format!(
+            "preemption: {}",
+            fit_error_message(snapshot.num_nodes(), &diagnosis)
+        ));
     }
     let best = pick_one(snapshot, &candidates);
     PreemptionOutcome::Nominated(candidates.swap_remove(best))

@@ -14,7 +14,11 @@ const MAX_CONTAINER_THRESHOLD: i64 = 1000 * MB;
 pub fn normalized_image_name(name: &str) -> String {
     let last_colon = name.rfind(':').map(|i| i as isize).unwrap_or(-1);
     let last_slash = name.rfind('/').map(|i| i as isize).unwrap_or(-1);
-    if last_colon <= last_slash { format!("{name}:latest") } else { String::from(name) }
+    if last_colon <= last_slash {
+        format!("{name}:latest")
+    } else {
+        String::from(name)
+    }
 }
 
 /// Raw score in 0..100 (no NormalizeScore).
@@ -23,9 +27,16 @@ pub fn score(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> i64 {
     let mut sum: i64 = 0;
     if !node.node.images.is_empty() && total_nodes > 0 {
         for container in pod.pod.init_containers.iter().chain(&pod.pod.containers) {
-            let Some(image) = container.image.as_deref() else { continue };
+            let Some(image) = container.image.as_deref() else {
+                continue;
+            };
             let wanted = normalized_image_name(image);
-            if let Some(state) = node.node.images.iter().find(|i| i.names.iter().any(|n| *n == wanted)) {
+            if let Some(state) = node
+                .node
+                .images
+                .iter()
+                .find(|i| i.names.contains(&wanted))
+            {
                 let num_nodes = snapshot.image_num_nodes.get(&wanted).copied().unwrap_or(0);
                 let spread = num_nodes as f64 / total_nodes as f64;
                 sum += (state.size_bytes as f64 * spread) as i64;

@@ -32,7 +32,13 @@ fn pod_matches_all_terms(terms: &[AffinityTerm], pod: &Pod) -> bool {
     !terms.is_empty() && terms.iter().all(|t| t.matches(pod, &no_labels))
 }
 
-fn update_with_affinity_terms(counts: &mut TopologyCounts, terms: &[AffinityTerm], pod: &Pod, node: &Node, value: i64) {
+fn update_with_affinity_terms(
+    counts: &mut TopologyCounts,
+    terms: &[AffinityTerm],
+    pod: &Pod,
+    node: &Node,
+    value: i64,
+) {
     if pod_matches_all_terms(terms, pod) {
         for term in terms {
             update(counts, node, &term.topology_key, value);
@@ -83,7 +89,13 @@ impl PreFilterState {
             node,
             delta,
         );
-        update_with_affinity_terms(&mut self.affinity_counts, &self.required_affinity_terms, &updated.pod, node, delta);
+        update_with_affinity_terms(
+            &mut self.affinity_counts,
+            &self.required_affinity_terms,
+            &updated.pod,
+            node,
+            delta,
+        );
         let no_labels = Labels::new();
         update_with_anti_affinity_terms(
             &mut self.anti_affinity_counts,
@@ -98,12 +110,27 @@ impl PreFilterState {
 
 /// PreFilter: `Skip` when no existing pod's anti-affinity matches and the pod has no required terms.
 pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilterState>) {
+    if let Some(error) = &pod.parse_error {
+        return (
+            Status::new(
+                Code::UnschedulableAndUnresolvable,
+                alloc::format!("parsing pod: {error}"),
+            ),
+            None,
+        );
+    }
     let mut required_affinity_terms = pod.required_affinity_terms.clone();
     let mut required_anti_affinity_terms = pod.required_anti_affinity_terms.clone();
-    for term in required_affinity_terms.iter_mut().chain(required_anti_affinity_terms.iter_mut()) {
+    for term in required_affinity_terms
+        .iter_mut()
+        .chain(required_anti_affinity_terms.iter_mut())
+    {
         merge_term_namespaces(term, snapshot);
     }
-    let namespace_labels = snapshot.namespace_labels(&pod.pod.namespace).cloned().unwrap_or_default();
+    let namespace_labels = snapshot
+        .namespace_labels(&pod.pod.namespace)
+        .cloned()
+        .unwrap_or_default();
     let mut existing_anti_affinity_counts = TopologyCounts::new();
     if snapshot.n_nodes_with_required_anti_affinity_pods > 0 {
         for node_info in &snapshot.nodes {
@@ -127,7 +154,13 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
         for node_info in &snapshot.nodes {
             for id in &node_info.pods {
                 let existing = &snapshot.pod(*id).pod;
-                update_with_affinity_terms(&mut affinity_counts, &required_affinity_terms, existing, &node_info.node, 1);
+                update_with_affinity_terms(
+                    &mut affinity_counts,
+                    &required_affinity_terms,
+                    existing,
+                    &node_info.node,
+                    1,
+                );
                 update_with_anti_affinity_terms(
                     &mut anti_affinity_counts,
                     &required_anti_affinity_terms,
@@ -139,7 +172,9 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
             }
         }
     }
-    if existing_anti_affinity_counts.is_empty() && required_affinity_terms.is_empty() && required_anti_affinity_terms.is_empty()
+    if existing_anti_affinity_counts.is_empty()
+        && required_affinity_terms.is_empty()
+        && required_anti_affinity_terms.is_empty()
     {
         return (Status::skip(), None);
     }
@@ -179,7 +214,8 @@ fn satisfy_pod_affinity(state: &PreFilterState, pod: &Pod, node: &Node) -> bool 
     }
     if !pods_exist {
         // The first pod of a group that has affinity to itself may go anywhere its topology keys exist.
-        return state.affinity_counts.is_empty() && pod_matches_all_terms(&state.required_affinity_terms, pod);
+        return state.affinity_counts.is_empty()
+            && pod_matches_all_terms(&state.required_affinity_terms, pod);
     }
     true
 }
@@ -190,7 +226,9 @@ fn satisfy_pod_anti_affinity(state: &PreFilterState, node: &Node) -> bool {
         return true;
     }
     !state.required_anti_affinity_terms.iter().any(|term| {
-        node.labels.get(&term.topology_key).is_some_and(|value| count(&state.anti_affinity_counts, &term.topology_key, value) > 0)
+        node.labels
+            .get(&term.topology_key)
+            .is_some_and(|value| count(&state.anti_affinity_counts, &term.topology_key, value) > 0)
     })
 }
 
@@ -199,20 +237,32 @@ fn satisfy_existing_pods_anti_affinity(state: &PreFilterState, node: &Node) -> b
     if state.existing_anti_affinity_counts.is_empty() {
         return true;
     }
-    !node.labels.iter().any(|(key, value)| count(&state.existing_anti_affinity_counts, key, value) > 0)
+    !node
+        .labels
+        .iter()
+        .any(|(key, value)| count(&state.existing_anti_affinity_counts, key, value) > 0)
 }
 
 /// Filter: affinity (UnschedulableAndUnresolvable), then anti-affinity, then existing pods'
 /// anti-affinity (both Unschedulable).
 pub fn filter(state: &PreFilterState, pod: &PodInfo, node: &NodeInfo) -> Status {
     if !satisfy_pod_affinity(state, &pod.pod, &node.node) {
-        return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_RULES_NOT_MATCH);
+        return Status::new(
+            Code::UnschedulableAndUnresolvable,
+            ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+        );
     }
     if !satisfy_pod_anti_affinity(state, &node.node) {
-        return Status::new(Code::Unschedulable, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
+        return Status::new(
+            Code::Unschedulable,
+            ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+        );
     }
     if !satisfy_existing_pods_anti_affinity(state, &node.node) {
-        return Status::new(Code::Unschedulable, ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
+        return Status::new(
+            Code::Unschedulable,
+            ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+        );
     }
     Status::success()
 }

@@ -14,7 +14,10 @@ pub struct AffinityArgs {
 
 impl Default for AffinityArgs {
     fn default() -> Self {
-        AffinityArgs { hard_pod_affinity_weight: 1, ignore_preferred_terms_of_existing_pods: false }
+        AffinityArgs {
+            hard_pod_affinity_weight: 1,
+            ignore_preferred_terms_of_existing_pods: false,
+        }
     }
 }
 

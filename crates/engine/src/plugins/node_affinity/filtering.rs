@@ -3,7 +3,7 @@
 use alloc::collections::BTreeSet;
 use alloc::string::String;
 
-use super::{ERR_REASON_CONFLICT, ERR_REASON_POD};
+use super::{ERR_REASON_CONFLICT, ERR_REASON_ENFORCED, ERR_REASON_POD, NodeAffinityArgs};
 use crate::framework::{Code, NodeInfo, PodInfo, Status};
 use crate::model::Operator;
 use crate::model::pod::OBJECT_NAME_FIELD;
@@ -17,11 +17,20 @@ pub struct PreFilterState {
 
 /// PreFilter: `Skip` without required affinity and nodeSelector; narrows to named nodes when every
 /// term has `metadata.name In`; `pod affinity terms conflict` when that narrowing is empty.
-pub fn pre_filter(pod: &PodInfo) -> (Status, PreFilterState) {
-    let required = pod.pod.affinity.node_affinity.as_ref().and_then(|a| a.required.as_ref());
+pub fn pre_filter(args: &NodeAffinityArgs, pod: &PodInfo) -> (Status, PreFilterState) {
+    let required = pod
+        .pod
+        .affinity
+        .node_affinity
+        .as_ref()
+        .and_then(|a| a.required.as_ref());
     let all = PreFilterState { node_names: None };
     let Some(terms) = required else {
-        if pod.pod.node_selector.is_empty() {
+        let added = args
+            .added_affinity
+            .as_ref()
+            .is_some_and(|a| a.required.is_some());
+        if pod.pod.node_selector.is_empty() && !added {
             return (Status::skip(), all);
         }
         return (Status::success(), all);
@@ -47,13 +56,30 @@ pub fn pre_filter(pod: &PodInfo) -> (Status, PreFilterState) {
         }
     }
     if node_names.is_empty() {
-        return (Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_CONFLICT), all);
+        return (
+            Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_CONFLICT),
+            all,
+        );
     }
-    (Status::success(), PreFilterState { node_names: Some(node_names) })
+    (
+        Status::success(),
+        PreFilterState {
+            node_names: Some(node_names),
+        },
+    )
 }
 
-/// Filter: the node must satisfy the pod's required node affinity and nodeSelector.
-pub fn filter(pod: &PodInfo, node: &NodeInfo) -> Status {
+/// Filter: the node must satisfy the profile's added affinity, then the pod's required node
+/// affinity and nodeSelector.
+pub fn filter(args: &NodeAffinityArgs, pod: &PodInfo, node: &NodeInfo) -> Status {
+    if let Some(terms) = args
+        .added_affinity
+        .as_ref()
+        .and_then(|a| a.required.as_ref())
+        && !terms.iter().any(|term| term.matches(&node.node))
+    {
+        return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_ENFORCED);
+    }
     if pod.pod.matches_required_node_affinity(&node.node) {
         Status::success()
     } else {

@@ -15,14 +15,20 @@ pub struct BalancedAllocationArgs {
 
 impl Default for BalancedAllocationArgs {
     fn default() -> Self {
-        BalancedAllocationArgs { resources: ResourceSpec::defaults() }
+        BalancedAllocationArgs {
+            resources: ResourceSpec::defaults(),
+        }
     }
 }
 
 /// PreScore: the pod's real requests; `None` (Skip) for a best-effort pod (all zero).
 pub fn balanced_pre_score(args: &BalancedAllocationArgs, pod: &PodInfo) -> Option<Vec<i64>> {
     let requests = pod_resource_request_list(pod, &args.resources, true);
-    if requests.iter().all(|r| *r == 0) { None } else { Some(requests) }
+    if requests.iter().all(|r| *r == 0) {
+        None
+    } else {
+        Some(requests)
+    }
 }
 
 /// `balancedResourceScorer`: one minus the standard deviation of the requested fractions, times 100,
@@ -57,5 +63,11 @@ fn balanced_resource_scorer(requested: &[i64], allocatable: &[i64]) -> i64 {
 
 /// Score with the node's real Requested plus the pod's request.
 pub fn balanced_score(args: &BalancedAllocationArgs, pod_requests: &[i64], node: &NodeInfo) -> i64 {
-    score_with(node, &args.resources, pod_requests, true, balanced_resource_scorer)
+    score_with(
+        node,
+        &args.resources,
+        pod_requests,
+        true,
+        balanced_resource_scorer,
+    )
 }

@@ -8,7 +8,9 @@ use alloc::vec::Vec;
 
 use super::least_allocated::least_resource_scorer;
 use super::most_allocated::most_resource_scorer;
-use super::requested_to_capacity_ratio::{UtilizationShapePoint, requested_to_capacity_ratio_scorer};
+use super::requested_to_capacity_ratio::{
+    UtilizationShapePoint, requested_to_capacity_ratio_scorer,
+};
 use super::resource_allocation::{ResourceSpec, pod_resource_request_list, score_with};
 use crate::framework::{Code, NodeInfo, PodInfo, Status};
 use crate::model::resources::{CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended_resource_name};
@@ -98,16 +100,33 @@ pub fn fits_request(args: &FitArgs, pod: &PodInfo, node: &NodeInfo) -> Vec<Insuf
             });
         }
     };
-    check(CPU, request.milli_cpu, node.allocatable.milli_cpu, node.requested.milli_cpu);
-    check(MEMORY, request.memory, node.allocatable.memory, node.requested.memory);
-    check(EPHEMERAL_STORAGE, request.ephemeral_storage, node.allocatable.ephemeral_storage, node.requested.ephemeral_storage);
+    check(
+        CPU,
+        request.milli_cpu,
+        node.allocatable.milli_cpu,
+        node.requested.milli_cpu,
+    );
+    check(
+        MEMORY,
+        request.memory,
+        node.allocatable.memory,
+        node.requested.memory,
+    );
+    check(
+        EPHEMERAL_STORAGE,
+        request.ephemeral_storage,
+        node.allocatable.ephemeral_storage,
+        node.requested.ephemeral_storage,
+    );
     for (name, quantity) in &request.scalar {
         if *quantity == 0 {
             continue;
         }
         if is_extended_resource_name(name) {
             let prefix = name.split('/').next().unwrap_or("");
-            if args.ignored_resources.contains(name) || args.ignored_resource_groups.contains(prefix) {
+            if args.ignored_resources.contains(name)
+                || args.ignored_resource_groups.contains(prefix)
+            {
                 continue;
             }
         }
@@ -124,7 +143,11 @@ pub fn fit_filter(args: &FitArgs, pod: &PodInfo, node: &NodeInfo) -> Status {
     if insufficient.is_empty() {
         return Status::success();
     }
-    let code = if insufficient.iter().any(|r| r.unresolvable) { Code::UnschedulableAndUnresolvable } else { Code::Unschedulable };
+    let code = if insufficient.iter().any(|r| r.unresolvable) {
+        Code::UnschedulableAndUnresolvable
+    } else {
+        Code::Unschedulable
+    };
     Status::with_reasons(code, insufficient.into_iter().map(|r| r.reason).collect())
 }
 
@@ -138,13 +161,19 @@ pub fn fit_score(args: &FitArgs, pod_requests: &[i64], node: &NodeInfo) -> i64 {
     let resources = &args.resources;
     match &args.strategy {
         ScoringStrategy::LeastAllocated => {
-            score_with(node, resources, pod_requests, false, |r, a| least_resource_scorer(resources, r, a))
+            score_with(node, resources, pod_requests, false, |r, a| {
+                least_resource_scorer(resources, r, a)
+            })
         }
         ScoringStrategy::MostAllocated => {
-            score_with(node, resources, pod_requests, false, |r, a| most_resource_scorer(resources, r, a))
+            score_with(node, resources, pod_requests, false, |r, a| {
+                most_resource_scorer(resources, r, a)
+            })
         }
-        ScoringStrategy::RequestedToCapacityRatio(shape) => score_with(node, resources, pod_requests, false, |r, a| {
-            requested_to_capacity_ratio_scorer(shape, resources, r, a)
-        }),
+        ScoringStrategy::RequestedToCapacityRatio(shape) => {
+            score_with(node, resources, pod_requests, false, |r, a| {
+                requested_to_capacity_ratio_scorer(shape, resources, r, a)
+            })
+        }
     }
 }

@@ -12,7 +12,11 @@ fn least_requested_score(requested: i64, capacity: i64) -> i64 {
 }
 
 /// `leastResourceScorer`: the weighted mean of per-resource scores, integer division.
-pub fn least_resource_scorer(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64]) -> i64 {
+pub fn least_resource_scorer(
+    resources: &[ResourceSpec],
+    requested: &[i64],
+    allocatable: &[i64],
+) -> i64 {
     let (mut node_score, mut weight_sum) = (0i64, 0i64);
     for index in 0..requested.len() {
         if allocatable[index] == 0 {
@@ -22,5 +26,9 @@ pub fn least_resource_scorer(resources: &[ResourceSpec], requested: &[i64], allo
         node_score += least_requested_score(requested[index], allocatable[index]) * weight;
         weight_sum += weight;
     }
-    if weight_sum == 0 { 0 } else { node_score / weight_sum }
+    if weight_sum == 0 {
+        0
+    } else {
+        node_score / weight_sum
+    }
 }

@@ -11,6 +11,9 @@ mod requested_to_capacity_ratio;
 mod resource_allocation;
 
 pub use balanced_allocation::{BalancedAllocationArgs, balanced_pre_score, balanced_score};
-pub use fit::{FitArgs, InsufficientResource, ScoringStrategy, fit_filter, fit_pre_score, fit_score, fits_request};
+pub use fit::{
+    FitArgs, InsufficientResource, ScoringStrategy, fit_filter, fit_pre_score, fit_score,
+    fits_request,
+};
 pub use requested_to_capacity_ratio::UtilizationShapePoint;
 pub use resource_allocation::{ResourceSpec, pod_resource_request_list};

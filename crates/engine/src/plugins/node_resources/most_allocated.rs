@@ -12,7 +12,11 @@ fn most_requested_score(requested: i64, capacity: i64) -> i64 {
 }
 
 /// `mostResourceScorer`.
-pub fn most_resource_scorer(resources: &[ResourceSpec], requested: &[i64], allocatable: &[i64]) -> i64 {
+pub fn most_resource_scorer(
+    resources: &[ResourceSpec],
+    requested: &[i64],
+    allocatable: &[i64],
+) -> i64 {
     let (mut node_score, mut weight_sum) = (0i64, 0i64);
     for index in 0..requested.len() {
         if allocatable[index] == 0 {
@@ -22,5 +26,9 @@ pub fn most_resource_scorer(resources: &[ResourceSpec], requested: &[i64], alloc
         node_score += most_requested_score(requested[index], allocatable[index]) * weight;
         weight_sum += weight;
     }
-    if weight_sum == 0 { 0 } else { node_score / weight_sum }
+    if weight_sum == 0 {
+        0
+    } else {
+        node_score / weight_sum
+    }
 }

@@ -20,7 +20,8 @@ fn broken_linear(shape: &[UtilizationShapePoint], p: i64) -> i64 {
             }
             let previous = shape[index - 1];
             return previous.score
-                + (point.score - previous.score) * (p - previous.utilization) / (point.utilization - previous.utilization);
+                + (point.score - previous.score) * (p - previous.utilization)
+                    / (point.utilization - previous.utilization);
         }
     }
     shape.last().map_or(0, |p| p.score)
@@ -42,12 +43,19 @@ pub fn requested_to_capacity_ratio_scorer(
         let resource_score = if requested[index] > allocatable[index] {
             broken_linear(shape, MAX_UTILIZATION)
         } else {
-            broken_linear(shape, requested[index] * MAX_UTILIZATION / allocatable[index])
+            broken_linear(
+                shape,
+                requested[index] * MAX_UTILIZATION / allocatable[index],
+            )
         };
         if resource_score > 0 {
             node_score += resource_score * resources[index].weight;
             weight_sum += resources[index].weight;
         }
     }
-    if weight_sum == 0 { 0 } else { libm::round(node_score as f64 / weight_sum as f64) as i64 }
+    if weight_sum == 0 {
+        0
+    } else {
+        libm::round(node_score as f64 / weight_sum as f64) as i64
+    }
 }

@@ -18,13 +18,26 @@ pub struct ResourceSpec {
 impl ResourceSpec {
     /// The default `[cpu: 1, memory: 1]`.
     pub fn defaults() -> Vec<ResourceSpec> {
-        alloc::vec![ResourceSpec { name: String::from(CPU), weight: 1 }, ResourceSpec { name: String::from(MEMORY), weight: 1 }]
+        alloc::vec![
+            ResourceSpec {
+                name: String::from(CPU),
+                weight: 1
+            },
+            ResourceSpec {
+                name: String::from(MEMORY),
+                weight: 1
+            }
+        ]
     }
 }
 
 /// `calculatePodResourceRequestList`: the pod's request per configured resource, with the non-zero
 /// cpu/memory defaults unless `use_requested`.
-pub fn pod_resource_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_requested: bool) -> Vec<i64> {
+pub fn pod_resource_request_list(
+    pod: &PodInfo,
+    resources: &[ResourceSpec],
+    use_requested: bool,
+) -> Vec<i64> {
     resources
         .iter()
         .map(|spec| match spec.name.as_str() {
@@ -37,22 +50,41 @@ pub fn pod_resource_request_list(pod: &PodInfo, resources: &[ResourceSpec], use_
 
 /// `calculateResourceAllocatableRequest`: (allocatable, node requested + pod request) for one resource;
 /// `(0, 0)` for a scalar resource the pod does not request or the node does not have.
-pub fn allocatable_and_requested(node: &NodeInfo, name: &str, pod_request: i64, use_requested: bool) -> (i64, i64) {
+pub fn allocatable_and_requested(
+    node: &NodeInfo,
+    name: &str,
+    pod_request: i64,
+    use_requested: bool,
+) -> (i64, i64) {
     if pod_request == 0 && is_scalar_resource_name(name) {
         return (0, 0);
     }
     match name {
         CPU => {
-            let used = if use_requested { node.requested.milli_cpu } else { node.non_zero_milli_cpu };
+            let used = if use_requested {
+                node.requested.milli_cpu
+            } else {
+                node.non_zero_milli_cpu
+            };
             (node.allocatable.milli_cpu, used + pod_request)
         }
         MEMORY => {
-            let used = if use_requested { node.requested.memory } else { node.non_zero_memory };
+            let used = if use_requested {
+                node.requested.memory
+            } else {
+                node.non_zero_memory
+            };
             (node.allocatable.memory, used + pod_request)
         }
-        EPHEMERAL_STORAGE => (node.allocatable.ephemeral_storage, node.requested.ephemeral_storage + pod_request),
+        EPHEMERAL_STORAGE => (
+            node.allocatable.ephemeral_storage,
+            node.requested.ephemeral_storage + pod_request,
+        ),
         _ => match node.allocatable.scalar.get(name) {
-            Some(allocatable) => (*allocatable, node.requested.scalar.get(name).copied().unwrap_or(0) + pod_request),
+            Some(allocatable) => (
+                *allocatable,
+                node.requested.scalar.get(name).copied().unwrap_or(0) + pod_request,
+            ),
             None => (0, 0),
         },
     }
@@ -69,7 +101,8 @@ pub fn score_with(
     let mut requested = alloc::vec![0i64; resources.len()];
     let mut allocatable = alloc::vec![0i64; resources.len()];
     for (index, spec) in resources.iter().enumerate() {
-        let (alloc, req) = allocatable_and_requested(node, &spec.name, pod_requests[index], use_requested);
+        let (alloc, req) =
+            allocatable_and_requested(node, &spec.name, pod_requests[index], use_requested);
         if alloc == 0 {
             continue;
         }

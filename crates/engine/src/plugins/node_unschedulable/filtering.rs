@@ -12,7 +12,11 @@ pub fn filter(pod: &PodInfo, node: &NodeInfo) -> Status {
     if !node.node.unschedulable {
         return Status::success();
     }
-    let taint = Taint { key: String::from(TAINT_NODE_UNSCHEDULABLE), value: String::new(), effect: TaintEffect::NoSchedule };
+    let taint = Taint {
+        key: String::from(TAINT_NODE_UNSCHEDULABLE),
+        value: String::new(),
+        effect: TaintEffect::NoSchedule,
+    };
     if tolerations_tolerate_taint(&pod.pod.tolerations, &taint) {
         return Status::success();
     }

@@ -5,8 +5,8 @@ use alloc::vec::Vec;
 
 use crate::framework::{PodInfo, Snapshot};
 use crate::model::{
-    ControllerKind, LABEL_HOSTNAME, LABEL_ZONE, Labels, Node, NodeInclusionPolicy, Requirement, Selector,
-    TopologySpreadConstraint, WhenUnsatisfiable,
+    ControllerKind, LABEL_HOSTNAME, LABEL_ZONE, Labels, Node, NodeInclusionPolicy, Requirement,
+    Selector, TopologySpreadConstraint, WhenUnsatisfiable,
 };
 
 /// `topologySpreadConstraint`: the spec constraint with its selector merged and defaults applied.
@@ -29,14 +29,27 @@ pub struct SpreadConstraint {
 impl SpreadConstraint {
     /// `matchNodeInclusionPolicies`: whether the node counts for this constraint. The caller passes the
     /// pod's required node affinity result for the node, computed once per node.
-    pub fn matches_node_inclusion_policies(&self, pod: &PodInfo, node: &Node, node_affinity_matches: bool) -> bool {
+    pub fn matches_node_inclusion_policies(
+        &self,
+        pod: &PodInfo,
+        node: &Node,
+        node_affinity_matches: bool,
+    ) -> bool {
         if self.node_affinity_policy == NodeInclusionPolicy::Honor && !node_affinity_matches {
             return false;
         }
         if self.node_taints_policy == NodeInclusionPolicy::Honor {
-            let untolerated = crate::model::taint::find_untolerated_taint(&node.taints, &pod.pod.tolerations, |t| {
-                matches!(t.effect, crate::model::TaintEffect::NoSchedule | crate::model::TaintEffect::NoExecute)
-            });
+            let untolerated = crate::model::taint::find_untolerated_taint(
+                &node.taints,
+                &pod.pod.tolerations,
+                |t| {
+                    matches!(
+                        t.effect,
+                        crate::model::TaintEffect::NoSchedule
+                            | crate::model::TaintEffect::NoExecute
+                    )
+                },
+            );
             if untolerated.is_some() {
                 return false;
             }
@@ -47,7 +60,9 @@ impl SpreadConstraint {
 
 /// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
 pub fn node_has_all_keys(labels: &Labels, constraints: &[SpreadConstraint]) -> bool {
-    constraints.iter().all(|c| labels.contains_key(&c.topology_key))
+    constraints
+        .iter()
+        .all(|c| labels.contains_key(&c.topology_key))
 }
 
 /// `PodTopologySpreadArgs.defaultingType`.
@@ -70,7 +85,10 @@ pub struct SpreadArgs {
 
 impl Default for SpreadArgs {
     fn default() -> Self {
-        SpreadArgs { defaulting_type: DefaultingType::System, default_constraints: Vec::new() }
+        SpreadArgs {
+            defaulting_type: DefaultingType::System,
+            default_constraints: Vec::new(),
+        }
     }
 }
 
@@ -114,7 +132,11 @@ pub fn filter_constraints(
             let match_labels: Vec<Requirement> = c
                 .match_label_keys
                 .iter()
-                .filter_map(|key| pod_labels.get(key).map(|value| Requirement::equals(key.clone(), value.clone())))
+                .filter_map(|key| {
+                    pod_labels
+                        .get(key)
+                        .map(|value| Requirement::equals(key.clone(), value.clone()))
+                })
                 .collect();
             if !match_labels.is_empty() {
                 // mergeLabelSetWithSelector: a Nothing selector stays Nothing.
@@ -141,14 +163,21 @@ pub fn default_selector(pod: &PodInfo, snapshot: &Snapshot) -> Selector {
         if service.namespace != pod.namespace {
             continue;
         }
-        let Some(selector) = &service.selector else { continue };
+        let Some(selector) = &service.selector else {
+            continue;
+        };
         if Selector::from_set(selector).matches(&pod.labels) {
             label_set.extend(selector.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
     }
     let mut selector = Selector::from_set(&label_set);
-    let Some(owner) = &pod.owner else { return selector };
-    let group = owner.api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let Some(owner) = &pod.owner else {
+        return selector;
+    };
+    let group = owner
+        .api_version
+        .rsplit_once('/')
+        .map_or("", |(group, _)| group);
     let kind = match (group, owner.kind.as_str()) {
         ("", "ReplicationController") => ControllerKind::ReplicationController,
         ("apps", "ReplicaSet") => ControllerKind::ReplicaSet,
@@ -175,7 +204,11 @@ pub fn build_default_constraints(
     snapshot: &Snapshot,
     action: WhenUnsatisfiable,
 ) -> Vec<SpreadConstraint> {
-    let mut constraints = filter_constraints(&args.effective_default_constraints(), &pod.pod.labels, action);
+    let mut constraints = filter_constraints(
+        &args.effective_default_constraints(),
+        &pod.pod.labels,
+        action,
+    );
     if constraints.is_empty() {
         return constraints;
     }
@@ -197,7 +230,11 @@ pub fn get_constraints(
     action: WhenUnsatisfiable,
 ) -> Vec<SpreadConstraint> {
     if !pod.pod.topology_spread_constraints.is_empty() {
-        filter_constraints(&pod.pod.topology_spread_constraints, &pod.pod.labels, action)
+        filter_constraints(
+            &pod.pod.topology_spread_constraints,
+            &pod.pod.labels,
+            action,
+        )
     } else {
         build_default_constraints(args, pod, snapshot, action)
     }

@@ -91,7 +91,10 @@ impl DomainTable {
     }
 
     fn value_index(&self, value: &str) -> Option<u32> {
-        self.values.iter().position(|v| v == value).map(|i| i as u32)
+        self.values
+            .iter()
+            .position(|v| v == value)
+            .map(|i| i as u32)
     }
 }
 
@@ -119,8 +122,17 @@ impl PreFilterState {
 
     /// `updateWithPod`: adds (delta +1) or removes (-1) a pod on a node, for nominated pods and
     /// preemption dry runs.
-    pub fn update_with_pod(&mut self, updated: &Pod, preemptor: &PodInfo, node: &Node, node_index: usize, delta: i64) {
-        if updated.namespace != preemptor.pod.namespace || !node_has_all_keys(&node.labels, &self.constraints) {
+    pub fn update_with_pod(
+        &mut self,
+        updated: &Pod,
+        preemptor: &PodInfo,
+        node: &Node,
+        node_index: usize,
+        delta: i64,
+    ) {
+        if updated.namespace != preemptor.pod.namespace
+            || !node_has_all_keys(&node.labels, &self.constraints)
+        {
             return;
         }
         let affinity_matches = preemptor.pod.matches_required_node_affinity(node);
@@ -136,7 +148,9 @@ impl PreFilterState {
                 _ => match table.value_index(&node.labels[&constraint.topology_key]) {
                     Some(d) => d,
                     None => {
-                        table.values.push(node.labels[&constraint.topology_key].clone());
+                        table
+                            .values
+                            .push(node.labels[&constraint.topology_key].clone());
                         table.counts.push(0);
                         table.eligible.push(false);
                         (table.values.len() - 1) as u32
@@ -148,13 +162,19 @@ impl PreFilterState {
                 table.n_eligible += 1;
             }
             table.counts[domain] += delta;
-            table.critical_paths.update(domain as u32, table.counts[domain]);
+            table
+                .critical_paths
+                .update(domain as u32, table.counts[domain]);
         }
     }
 }
 
 /// PreFilter: `Skip` without hard constraints; otherwise the counts.
-pub fn pre_filter(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilterState>) {
+pub fn pre_filter(
+    args: &SpreadArgs,
+    pod: &PodInfo,
+    snapshot: &Snapshot,
+) -> (Status, Option<PreFilterState>) {
     let constraints = get_constraints(args, pod, snapshot, WhenUnsatisfiable::DoNotSchedule);
     if constraints.is_empty() {
         return (Status::skip(), None);
@@ -172,12 +192,19 @@ pub fn pre_filter(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot) -> (Sta
         })
         .collect();
     // Value lookup per constraint: topology value -> index in the table.
-    let mut index_of: Vec<BTreeMap<&str, u32>> = constraints.iter().map(|_| BTreeMap::new()).collect();
+    let mut index_of: Vec<BTreeMap<&str, u32>> =
+        constraints.iter().map(|_| BTreeMap::new()).collect();
     let all_counts: Vec<Option<Vec<u32>>> = constraints
         .iter()
-        .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |counts| Some(counts.to_vec())))
+        .map(|c| {
+            snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |counts| {
+                Some(counts.to_vec())
+            })
+        })
         .collect();
-    let needs_affinity = constraints.iter().any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
+    let needs_affinity = constraints
+        .iter()
+        .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
     for (node_index, node_info) in snapshot.nodes.iter().enumerate() {
         let node = &node_info.node;
         let mut has_all_keys = true;
@@ -211,19 +238,33 @@ pub fn pre_filter(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot) -> (Sta
                 table.eligible[domain] = true;
                 table.n_eligible += 1;
             }
-            table.counts[domain] += all_counts[c_index].as_ref().map_or(0, |c| c[node_index] as i64);
+            table.counts[domain] += all_counts[c_index]
+                .as_ref()
+                .map_or(0, |c| c[node_index] as i64);
         }
     }
     for table in &mut domains {
         // Upstream walks a Go map here (random order); the minimum it keeps is the same either way.
         for domain in 0..table.values.len() {
             if table.eligible[domain] {
-                table.critical_paths.update(domain as u32, table.counts[domain]);
+                table
+                    .critical_paths
+                    .update(domain as u32, table.counts[domain]);
             }
         }
     }
-    let self_match = constraints.iter().map(|c| c.selector.matches(&pod.pod.labels)).collect();
-    (Status::success(), Some(PreFilterState { constraints, domains, self_match }))
+    let self_match = constraints
+        .iter()
+        .map(|c| c.selector.matches(&pod.pod.labels))
+        .collect();
+    (
+        Status::success(),
+        Some(PreFilterState {
+            constraints,
+            domains,
+            self_match,
+        }),
+    )
 }
 
 /// Filter: the first failing constraint in spec order decides.
@@ -232,11 +273,18 @@ pub fn filter(state: &PreFilterState, node_index: usize) -> Status {
         let table = &state.domains[index];
         let domain = table.node_domain[node_index];
         if domain == NO_KEY {
-            return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH);
+            return Status::new(
+                Code::UnschedulableAndUnresolvable,
+                ERR_REASON_NODE_LABEL_NOT_MATCH,
+            );
         }
         let min_match_num = state.min_match_num(index);
         let self_match_num = i64::from(state.self_match[index]);
-        let match_num = if table.eligible[domain as usize] { table.counts[domain as usize] } else { 0 };
+        let match_num = if table.eligible[domain as usize] {
+            table.counts[domain as usize]
+        } else {
+            0
+        };
         // 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
         let skew = match_num + self_match_num - min_match_num;
         if skew > constraint.max_skew as i64 {

@@ -8,7 +8,9 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::common::{DefaultingType, SpreadArgs, SpreadConstraint, get_constraints, node_has_all_keys};
+use super::common::{
+    DefaultingType, SpreadArgs, SpreadConstraint, get_constraints, node_has_all_keys,
+};
 use crate::framework::{NodeInfo, PodInfo, Snapshot};
 use crate::model::{LABEL_HOSTNAME, WhenUnsatisfiable};
 use crate::plugins::helper::MAX_NODE_SCORE;
@@ -34,7 +36,12 @@ pub fn topology_normalizing_weight(size: usize) -> f64 {
 }
 
 /// PreScore over the filtered nodes (snapshot indexes); `None` is Skip (no nodes, or no soft constraints).
-pub fn pre_score(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot, filtered: &[usize]) -> Option<PreScoreState> {
+pub fn pre_score(
+    args: &SpreadArgs,
+    pod: &PodInfo,
+    snapshot: &Snapshot,
+    filtered: &[usize],
+) -> Option<PreScoreState> {
     if snapshot.nodes.is_empty() {
         return None;
     }
@@ -43,10 +50,11 @@ pub fn pre_score(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot, filtered
         return None;
     }
     // Only pods that received the built-in system defaults may be scored on nodes lacking a key.
-    let require_all_topologies =
-        !pod.pod.topology_spread_constraints.is_empty() || args.defaulting_type != DefaultingType::System;
+    let require_all_topologies = !pod.pod.topology_spread_constraints.is_empty()
+        || args.defaulting_type != DefaultingType::System;
     let mut ignored_nodes = BTreeSet::new();
-    let mut counts: Vec<BTreeMap<String, i64>> = constraints.iter().map(|_| BTreeMap::new()).collect();
+    let mut counts: Vec<BTreeMap<String, i64>> =
+        constraints.iter().map(|_| BTreeMap::new()).collect();
     let mut topology_size = alloc::vec![0usize; constraints.len()];
     for &node_index in filtered {
         let labels = &snapshot.nodes[node_index].node.labels;
@@ -58,9 +66,12 @@ pub fn pre_score(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot, filtered
             if constraint.topology_key == LABEL_HOSTNAME {
                 continue;
             }
-            let value = labels.get(&constraint.topology_key).cloned().unwrap_or_default();
-            if !counts[index].contains_key(&value) {
-                counts[index].insert(value, 0);
+            let value = labels
+                .get(&constraint.topology_key)
+                .cloned()
+                .unwrap_or_default();
+            if let alloc::collections::btree_map::Entry::Vacant(entry) = counts[index].entry(value) {
+                entry.insert(0);
                 topology_size[index] += 1;
             }
         }
@@ -75,7 +86,9 @@ pub fn pre_score(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot, filtered
             topology_normalizing_weight(topology_size[index])
         })
         .collect();
-    let needs_affinity = constraints.iter().any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
+    let needs_affinity = constraints
+        .iter()
+        .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
     let match_counts: Vec<Vec<u32>> = constraints
         .iter()
         .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |n| n.to_vec()))
@@ -90,7 +103,11 @@ pub fn pre_score(args: &SpreadArgs, pod: &PodInfo, snapshot: &Snapshot, filtered
             if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
                 continue;
             }
-            let value = node.labels.get(&constraint.topology_key).map(String::as_str).unwrap_or("");
+            let value = node
+                .labels
+                .get(&constraint.topology_key)
+                .map(String::as_str)
+                .unwrap_or("");
             if let Some(count) = counts[index].get_mut(value) {
                 *count += match_counts[index][node_index] as i64;
             }
@@ -111,19 +128,36 @@ fn score_for_count(count: i64, max_skew: i32, weight: f64) -> f64 {
 }
 
 /// Raw score: the weighted matching-pod counts of the node's domains, rounded once.
-pub fn score(state: &PreScoreState, snapshot: &Snapshot, pod: &PodInfo, node_index: usize, node: &NodeInfo) -> i64 {
+pub fn score(
+    state: &PreScoreState,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node_index: usize,
+    node: &NodeInfo,
+) -> i64 {
     if state.ignored_nodes.contains(&node_index) {
         return 0;
     }
     let mut score = 0.0f64;
     for (index, constraint) in state.constraints.iter().enumerate() {
-        let Some(value) = node.node.labels.get(&constraint.topology_key) else { continue };
-        let count = if constraint.topology_key == LABEL_HOSTNAME {
-            snapshot.with_match_counts(&pod.pod.namespace, &constraint.selector, |n| n[node_index] as i64)
-        } else {
-            state.topology_value_to_pod_counts[index].get(value).copied().unwrap_or(0)
+        let Some(value) = node.node.labels.get(&constraint.topology_key) else {
+            continue;
         };
-        score += score_for_count(count, constraint.max_skew, state.topology_normalizing_weight[index]);
+        let count = if constraint.topology_key == LABEL_HOSTNAME {
+            snapshot.with_match_counts(&pod.pod.namespace, &constraint.selector, |n| {
+                n[node_index] as i64
+            })
+        } else {
+            state.topology_value_to_pod_counts[index]
+                .get(value)
+                .copied()
+                .unwrap_or(0)
+        };
+        score += score_for_count(
+            count,
+            constraint.max_skew,
+            state.topology_normalizing_weight[index],
+        );
     }
     libm::round(score) as i64
 }

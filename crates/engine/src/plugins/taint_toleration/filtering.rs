@@ -8,7 +8,10 @@ use crate::model::taint::find_untolerated_taint;
 /// The first NoSchedule/NoExecute taint no toleration tolerates rejects the node.
 pub fn filter(pod: &PodInfo, node: &NodeInfo) -> Status {
     let untolerated = find_untolerated_taint(&node.node.taints, &pod.pod.tolerations, |taint| {
-        matches!(taint.effect, TaintEffect::NoSchedule | TaintEffect::NoExecute)
+        matches!(
+            taint.effect,
+            TaintEffect::NoSchedule | TaintEffect::NoExecute
+        )
     });
     match untolerated {
         None => Status::success(),

@@ -32,7 +32,12 @@ pub fn score(state: &PreScoreState, node: &NodeInfo) -> i64 {
         .taints
         .iter()
         .filter(|taint| taint.effect == TaintEffect::PreferNoSchedule)
-        .filter(|taint| !state.tolerations_prefer_no_schedule.iter().any(|t| t.tolerates(taint)))
+        .filter(|taint| {
+            !state
+                .tolerations_prefer_no_schedule
+                .iter()
+                .any(|t| t.tolerates(taint))
+        })
         .count() as i64
 }
 

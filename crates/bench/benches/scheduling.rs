@@ -1,0 +1,38 @@
+//! `cargo bench -p spreadlab-bench`: whole simulations on upstream scheduler_perf shapes.
+//! Pods per second = pods / reported time. Upstream's CI floors for these shapes are 460 pods/s
+//! (topology spreading) and 60 pods/s (required anti-affinity).
+
+use spreadlab_bench::{anti_affinity_pods, cluster, spread_pods};
+use spreadlab_engine::scheduler::{Detail, Options, simulate};
+
+fn main() {
+    divan::main();
+}
+
+fn options() -> Options {
+    Options { detail: Detail::None, ..Options::default() }
+}
+
+/// 5,000 nodes in 3 zones, 10,000 pods with hard zone spread.
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn spread_5000_nodes_10000_pods(bencher: divan::Bencher) {
+    let cluster = cluster(5_000, 3);
+    let pods = spread_pods(10_000);
+    let options = options();
+    bencher.bench_local(|| {
+        let simulation = simulate(&cluster, &pods, &options);
+        assert!(simulation.decisions.iter().all(|d| d.node.is_some()));
+    });
+}
+
+/// 5,000 nodes, 2,000 pods with required hostname anti-affinity.
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn anti_affinity_5000_nodes_2000_pods(bencher: divan::Bencher) {
+    let cluster = cluster(5_000, 3);
+    let pods = anti_affinity_pods(2_000);
+    let options = options();
+    bencher.bench_local(|| {
+        let simulation = simulate(&cluster, &pods, &options);
+        assert!(simulation.decisions.iter().all(|d| d.node.is_some()));
+    });
+}

@@ -1,0 +1,170 @@
+//! Human-readable rendering of the `simulate` report.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use crate::report::{PodReport, Report, is_rejection};
+
+/// How many node names to list per reason group before summarizing.
+const MAX_NODES_LISTED: usize = 6;
+
+fn list(map: &BTreeMap<String, usize>) -> String {
+    if map.is_empty() {
+        return "-".to_string();
+    }
+    map.iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn names(nodes: &[String]) -> String {
+    if nodes.len() <= MAX_NODES_LISTED {
+        nodes.join(", ")
+    } else {
+        format!(
+            "{}, ... ({} more)",
+            nodes[..MAX_NODES_LISTED].join(", "),
+            nodes.len() - MAX_NODES_LISTED
+        )
+    }
+}
+
+/// Renders the report as text.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "spreadlab simulate: kube-scheduler {} semantics, {} nodes, {} pods: {} placed, {} Pending",
+        report.kubernetes_version,
+        report.nodes,
+        report.summary.pods,
+        report.summary.placed,
+        report.summary.pending
+    );
+    if let Some(samples) = report.real_scheduler_samples {
+        let _ = writeln!(
+            out,
+            "note: with {} nodes the real scheduler stops after {} feasible nodes (percentageOfNodesToScore); spreadlab evaluates all of them",
+            report.nodes, samples
+        );
+    }
+    for workload in &report.workloads {
+        let _ = writeln!(
+            out,
+            "\n{}: {} desired, {} running, {} created: {} placed, {} Pending",
+            workload.workload,
+            workload.desired,
+            workload.running,
+            workload.created,
+            workload.placed,
+            workload.pending
+        );
+        let _ = writeln!(out, "  per zone: {}", list(&workload.per_zone));
+        let _ = writeln!(out, "  per node: {}", list(&workload.per_node));
+    }
+    if !report.pods.is_empty() {
+        let width = report
+            .pods
+            .iter()
+            .map(|p| p.namespace.len() + p.name.len() + 1)
+            .max()
+            .unwrap_or(3)
+            .max(3);
+        let _ = writeln!(out, "\n{:width$}  {:24}  TIED (top score)", "POD", "NODE");
+        for pod in &report.pods {
+            let key = format!("{}/{}", pod.namespace, pod.name);
+            let node = pod.node.clone().unwrap_or_else(|| "<Pending>".to_string());
+            let tied = if pod.tied_nodes.len() > 1 {
+                names(&pod.tied_nodes)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "{key:width$}  {node:24}  {tied}");
+            if let Some(preemption) = &pod.preemption {
+                let _ = writeln!(
+                    out,
+                    "{:width$}  preempted {} on {} ({} PDB violations)",
+                    "",
+                    preemption.victims.join(", "),
+                    preemption.nominated_node,
+                    preemption.pdb_violations
+                );
+            }
+        }
+    }
+    for pod in report.pods.iter().filter(|p| p.node.is_none()) {
+        render_pending(&mut out, pod);
+    }
+    for warning in &report.warnings {
+        let _ = writeln!(out, "\nwarning: {warning}");
+    }
+    out
+}
+
+fn render_pending(out: &mut String, pod: &PodReport) {
+    let _ = writeln!(out, "\nPending {}/{}:", pod.namespace, pod.name);
+    if let Some(message) = &pod.message {
+        let _ = writeln!(out, "  {message}");
+    }
+    let Some(explanation) = &pod.explanation else {
+        return;
+    };
+    // Nodes grouped by the plugin and reasons that rejected them.
+    let mut groups: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for node in &explanation.nodes {
+        if !is_rejection(&node.filter.code) {
+            continue;
+        }
+        let plugin = node
+            .filter
+            .plugin
+            .clone()
+            .unwrap_or_else(|| "PreFilter".to_string());
+        groups
+            .entry((plugin, node.filter.reasons.join("; ")))
+            .or_default()
+            .push(node.node.clone());
+    }
+    if !groups.is_empty() {
+        let _ = writeln!(out, "  {:26} {:60} NODES", "PLUGIN", "REASON");
+        for ((plugin, reasons), nodes) in &groups {
+            let _ = writeln!(
+                out,
+                "  {plugin:26} {reasons:60} {} ({})",
+                nodes.len(),
+                names(nodes)
+            );
+        }
+    }
+    for spread in &explanation.spread {
+        let domains: Vec<String> = spread
+            .domains
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  spread {} maxSkew {} minDomains {} selector {{{}}}: domains [{}], global minimum {}{}, self-match {}",
+            spread.topology_key,
+            spread.max_skew,
+            spread.min_domains,
+            spread.selector,
+            domains.join(", "),
+            spread.global_minimum,
+            if spread.min_domains_forced_zero {
+                " (forced to 0: fewer domains than minDomains)"
+            } else {
+                ""
+            },
+            if spread.self_match { "+1" } else { "0" },
+        );
+        let _ = writeln!(
+            out,
+            "    a node passes when matching pods in its domain + {} - {} <= {}",
+            u8::from(spread.self_match),
+            spread.global_minimum,
+            spread.max_skew
+        );
+    }
+}

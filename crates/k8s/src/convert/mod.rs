@@ -1,0 +1,77 @@
+//! `k8s-openapi` types to `spreadlab_engine::model`: a faithful copy of what the object says, with
+//! no API-server mutation (that is [`crate::admission`]). Objects the API server's validation would
+//! reject (bad operators, value counts, effects) give a [`ConvertError`] naming the field.
+
+mod node;
+mod pod;
+mod selector;
+
+pub use node::convert_node;
+pub(crate) use pod::preemption_policy;
+pub use pod::{convert_pod, convert_pod_validated, selector_parse_errors};
+pub(crate) use selector::label_selector;
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use spreadlab_engine::model::resources::CPU;
+use spreadlab_engine::model::{Labels, OwnerRef, Quantity, ResourceList};
+
+use crate::error::ConvertError;
+
+/// Parses a resource list: cpu in millicores (`MilliValue()`), everything else in whole units
+/// (`Value()`), both rounded up as apimachinery does.
+pub(crate) fn resource_list(
+    list: Option<&BTreeMap<String, ApiQuantity>>,
+    path: &str,
+) -> Result<ResourceList, ConvertError> {
+    let mut parsed = ResourceList::new();
+    for (name, quantity) in list.into_iter().flatten() {
+        let value = Quantity::parse(&quantity.0)
+            .map_err(|error| ConvertError::new(format!("{path}.{name}"), error.to_string()))?;
+        let amount = if name == CPU {
+            value.milli_value()
+        } else {
+            value.value()
+        };
+        parsed.insert(name.clone(), amount);
+    }
+    Ok(parsed)
+}
+
+/// `metadata.labels`, empty when absent.
+pub(crate) fn labels(metadata: &ObjectMeta) -> Labels {
+    metadata.labels.clone().unwrap_or_default()
+}
+
+/// `metadata.namespace`, or the default for objects that name none.
+pub(crate) fn namespace_or(metadata: &ObjectMeta, default_namespace: &str) -> String {
+    match metadata.namespace.as_deref() {
+        Some(namespace) if !namespace.is_empty() => namespace.to_owned(),
+        _ => default_namespace.to_owned(),
+    }
+}
+
+/// The owner reference with `controller: true`, if any.
+pub(crate) fn controller_owner(metadata: &ObjectMeta) -> Option<OwnerRef> {
+    metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|owner| owner.controller == Some(true))
+        .map(|owner| OwnerRef {
+            api_version: owner.api_version.clone(),
+            kind: owner.kind.clone(),
+            name: owner.name.clone(),
+        })
+}
+
+/// The API server's message for a value outside an enumeration.
+pub(crate) fn unsupported(value: &str, supported: &[&str]) -> String {
+    let supported: Vec<String> = supported.iter().map(|s| format!("{s:?}")).collect();
+    format!(
+        "Unsupported value: {value:?}: supported values: {}",
+        supported.join(", ")
+    )
+}

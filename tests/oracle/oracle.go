@@ -1,0 +1,725 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/scheduler"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/latest"
+	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+)
+
+var podsGVR = v1.SchemeGroupVersion.WithResource("pods")
+
+// oracle holds a real *scheduler.Scheduler built by scheduler.New over a fake
+// clientset, plus what is needed to drive its scheduling cycle step by step.
+type oracle struct {
+	client    *fake.Clientset
+	factory   informers.SharedInformerFactory
+	sched     *scheduler.Scheduler
+	fw        framework.Framework
+	snapshot  *internalcache.Snapshot
+	nodeOrder []string
+	logger    klog.Logger
+	profile   schedconfig.KubeSchedulerProfile
+
+	crossCheckOn bool
+
+	mu      sync.Mutex
+	deleted []types.NamespacedName // pods deleted through the API (preemption victims)
+	uids    map[types.NamespacedName]types.UID
+}
+
+func newOracle(ctx context.Context, sc *scenario) (*oracle, error) {
+	logger := klog.FromContext(ctx)
+	cfg, err := latest.Default()
+	if err != nil {
+		return nil, err
+	}
+	hundred := int32(100)
+	cfg.PercentageOfNodesToScore = &hundred
+	prof := cfg.Profiles[0]
+	prof.PercentageOfNodesToScore = &hundred
+
+	o := &oracle{nodeOrder: sc.NodeOrder, logger: logger, uids: map[types.NamespacedName]types.UID{}}
+	for _, obj := range sc.Objects {
+		if p, ok := obj.(*v1.Pod); ok {
+			o.uids[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p.UID
+		}
+	}
+	for _, p := range sc.Schedule {
+		o.uids[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p.UID
+	}
+
+	o.client = fake.NewClientset(sc.Objects...)
+	// The fake clientset stores pods/binding as an object of its own; make it do what
+	// kube-apiserver does: set spec.nodeName and PodScheduled=True on the pod.
+	o.client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		ca, ok := action.(clienttesting.CreateAction)
+		if !ok || ca.GetSubresource() != "binding" {
+			return false, nil, nil
+		}
+		b := ca.GetObject().(*v1.Binding)
+		obj, err := o.client.Tracker().Get(podsGVR, b.Namespace, b.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		pod := obj.(*v1.Pod).DeepCopy()
+		if pod.Spec.NodeName != "" {
+			return true, nil, apierrors.NewConflict(podsGVR.GroupResource(), pod.Name, fmt.Errorf("pod %v is already assigned to node %q", pod.Name, pod.Spec.NodeName))
+		}
+		pod.Spec.NodeName = b.Target.Name
+		setCondition(&pod.Status, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()})
+		return true, b, o.client.Tracker().Update(podsGVR, pod, b.Namespace)
+	})
+	// Record deletions: these are the preemption victims.
+	o.client.PrependReactor("delete", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if da, ok := action.(clienttesting.DeleteAction); ok {
+			o.mu.Lock()
+			o.deleted = append(o.deleted, types.NamespacedName{Namespace: da.GetNamespace(), Name: da.GetName()})
+			o.mu.Unlock()
+		}
+		return false, nil, nil
+	})
+
+	o.factory = scheduler.NewInformerFactory(o.client, 0)
+	recorderFactory := func(string) events.EventRecorder { return &events.FakeRecorder{} } // nil channel: events are dropped
+	o.sched, err = scheduler.New(ctx, o.client, o.factory, nil, recorderFactory,
+		scheduler.WithProfiles(prof),
+		scheduler.WithPercentageOfNodesToScore(cfg.PercentageOfNodesToScore),
+		scheduler.WithParallelism(cfg.Parallelism),
+		scheduler.WithPodInitialBackoffSeconds(cfg.PodInitialBackoffSeconds),
+		scheduler.WithPodMaxBackoffSeconds(cfg.PodMaxBackoffSeconds),
+		scheduler.WithExtenders(cfg.Extenders...),
+		scheduler.WithBuildFrameworkCapturer(func(p schedconfig.KubeSchedulerProfile) { o.profile = p }),
+	)
+	if err != nil {
+		return nil, err
+	}
+	o.fw = o.sched.Profiles[prof.SchedulerName]
+	if o.fw == nil {
+		return nil, fmt.Errorf("profile %q not built", prof.SchedulerName)
+	}
+	snap, ok := o.fw.SnapshotSharedLister().(*internalcache.Snapshot)
+	if !ok {
+		return nil, fmt.Errorf("unexpected snapshot type %T", o.fw.SnapshotSharedLister())
+	}
+	o.snapshot = snap
+
+	o.factory.Start(ctx.Done())
+	for typ, ok := range o.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return nil, fmt.Errorf("informer for %v did not sync", typ)
+		}
+	}
+	if err := o.sched.WaitForHandlersSync(ctx); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func setCondition(st *v1.PodStatus, c v1.PodCondition) {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == c.Type {
+			st.Conditions[i] = c
+			return
+		}
+	}
+	st.Conditions = append(st.Conditions, c)
+}
+
+// ---- output ----
+
+type statusJSON struct {
+	Code    string   `json:"code"`
+	Plugin  string   `json:"plugin"`
+	Reasons []string `json:"reasons"`
+}
+
+func toJSON(s *fwk.Status) statusJSON {
+	if s == nil {
+		return statusJSON{Code: fwk.Success.String(), Reasons: []string{}}
+	}
+	r := s.Reasons()
+	if r == nil {
+		r = []string{}
+	}
+	return statusJSON{Code: s.Code().String(), Plugin: s.Plugin(), Reasons: r}
+}
+
+type retryJSON struct {
+	PreFilter statusJSON            `json:"preFilter"`
+	Filter    map[string]statusJSON `json:"filter"`
+	Node      *string               `json:"node"`
+	Error     string                `json:"error,omitempty"`
+}
+
+type result struct {
+	Pod           string                      `json:"pod"`
+	PreEnqueue    *statusJSON                 `json:"preEnqueue,omitempty"`
+	PreFilter     *statusJSON                 `json:"preFilter,omitempty"`
+	Filter        map[string]statusJSON       `json:"filter"`
+	Scores        map[string]map[string]int64 `json:"scores,omitempty"`
+	Totals        map[string]int64            `json:"totals,omitempty"`
+	TopNodes      []string                    `json:"topNodes,omitempty"`
+	Node          *string                     `json:"node"`
+	Message       *string                     `json:"message"`
+	NominatedNode *string                     `json:"nominatedNode"`
+	Victims       []string                    `json:"victims"`
+	PostFilter    *statusJSON                 `json:"postFilter,omitempty"`
+	Retry         *retryJSON                  `json:"retry,omitempty"`
+	CrossCheck    string                      `json:"crossCheck,omitempty"`
+	Error         string                      `json:"error,omitempty"`
+}
+
+func strp(s string) *string { return &s }
+
+// ---- one scheduling attempt (schedulePod + findNodesThatFitPod + prioritizeNodes) ----
+
+type attempt struct {
+	state     fwk.CycleState
+	preFilter *fwk.Status
+	diagnosis framework.Diagnosis
+	evaluated []string // nodes whose filters ran, in node input order
+	narrowed  bool     // a PreFilterResult narrowed the candidate nodes
+	feasible  []fwk.NodeInfo
+	scores    []fwk.NodePluginScores // nil when scoring did not run
+	topNodes  []string
+	chosen    string
+	fitErr    *framework.FitError
+	err       error
+}
+
+// orderedNodes returns the snapshot's nodes in the scenario's node input order.
+func (o *oracle) orderedNodes() []fwk.NodeInfo {
+	var out []fwk.NodeInfo
+	seen := sets.New[string]()
+	for _, name := range o.nodeOrder {
+		if ni, err := o.snapshot.Get(name); err == nil && ni.Node() != nil {
+			out = append(out, ni)
+			seen.Insert(name)
+		}
+	}
+	all, _ := o.snapshot.NodeInfos().List()
+	var rest []fwk.NodeInfo
+	for _, ni := range all {
+		if !seen.Has(ni.Node().Name) {
+			rest = append(rest, ni)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool { return rest[i].Node().Name < rest[j].Node().Name })
+	return append(out, rest...)
+}
+
+// run performs one scheduling attempt for pod. With nominatedOnly, only the
+// pod's nominated node is filtered (the retry after preemption).
+func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *attempt {
+	a := &attempt{diagnosis: framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}}
+	if err := o.sched.Cache.UpdateSnapshot(o.logger, o.snapshot); err != nil {
+		a.err = err
+		return a
+	}
+	if o.snapshot.NumNodes() == 0 {
+		a.err = scheduler.ErrNoNodesAvailable
+		return a
+	}
+	state := framework.NewCycleState()
+	state.SetRecordPluginMetrics(false)
+	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
+	a.state = state
+	fw := o.fw
+
+	preRes, s, unschedulablePlugins := fw.RunPreFilterPlugins(ctx, state, pod)
+	a.preFilter = s
+	a.diagnosis.UnschedulablePlugins = unschedulablePlugins
+	if !s.IsSuccess() {
+		if !s.IsRejected() {
+			a.err = s.AsError()
+			return a
+		}
+		a.diagnosis.NodeToStatus.SetAbsentNodesStatus(s)
+		a.diagnosis.PreFilterMsg = s.Message()
+		a.diagnosis.AddPluginStatus(s)
+		a.fitErr = &framework.FitError{Pod: pod, NumAllNodes: o.snapshot.NumNodes(), Diagnosis: a.diagnosis}
+		return a
+	}
+
+	filter := func(ni fwk.NodeInfo) error {
+		st := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		a.evaluated = append(a.evaluated, ni.Node().Name)
+		if st.Code() == fwk.Error {
+			return st.AsError()
+		}
+		if st.IsSuccess() {
+			a.feasible = append(a.feasible, ni)
+		} else {
+			a.diagnosis.NodeToStatus.Set(ni.Node().Name, st)
+			a.diagnosis.AddPluginStatus(st)
+		}
+		return nil
+	}
+
+	// A nominated node is tried first; if it passes it is the only feasible node.
+	if nnn := pod.Status.NominatedNodeName; nnn != "" {
+		if ni, err := o.snapshot.Get(nnn); err == nil {
+			if err := filter(ni); err != nil {
+				a.err = err
+				return a
+			}
+			if len(a.feasible) == 1 || nominatedOnly {
+				return o.finish(ctx, a, pod)
+			}
+		} else if nominatedOnly {
+			a.err = fmt.Errorf("nominated node %q not found", nnn)
+			return a
+		}
+	}
+
+	nodes := o.orderedNodes()
+	if !preRes.AllNodes() {
+		var narrowed []fwk.NodeInfo
+		for _, ni := range nodes {
+			if preRes.NodeNames.Has(ni.Node().Name) {
+				narrowed = append(narrowed, ni)
+			}
+		}
+		nodes = narrowed
+		a.narrowed = true
+		a.diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedulablePlugins))))
+	}
+	a.evaluated = nil
+	for _, ni := range nodes {
+		if err := filter(ni); err != nil {
+			a.err = err
+			return a
+		}
+	}
+	return o.finish(ctx, a, pod)
+}
+
+func (o *oracle) finish(ctx context.Context, a *attempt, pod *v1.Pod) *attempt {
+	switch len(a.feasible) {
+	case 0:
+		a.fitErr = &framework.FitError{Pod: pod, NumAllNodes: o.snapshot.NumNodes(), Diagnosis: a.diagnosis}
+		return a
+	case 1:
+		a.chosen = a.feasible[0].Node().Name
+		a.topNodes = []string{a.chosen}
+		return a
+	}
+	var scores []fwk.NodePluginScores
+	if !o.fw.HasScorePlugins() {
+		for _, ni := range a.feasible {
+			scores = append(scores, fwk.NodePluginScores{Name: ni.Node().Name, TotalScore: 1})
+		}
+	} else {
+		if st := o.fw.RunPreScorePlugins(ctx, a.state, pod, a.feasible); !st.IsSuccess() {
+			a.err = st.AsError()
+			return a
+		}
+		var st *fwk.Status
+		scores, st = o.fw.RunScorePlugins(ctx, a.state, pod, a.feasible)
+		if !st.IsSuccess() {
+			a.err = st.AsError()
+			return a
+		}
+	}
+	a.scores = scores
+	best := int64(-1 << 62)
+	for _, s := range scores {
+		if s.TotalScore > best {
+			best = s.TotalScore
+		}
+	}
+	top := sets.New[string]()
+	for _, s := range scores {
+		if s.TotalScore == best {
+			top.Insert(s.Name)
+		}
+	}
+	for _, ni := range a.feasible { // feasible is in node input order
+		if top.Has(ni.Node().Name) {
+			a.topNodes = append(a.topNodes, ni.Node().Name)
+		}
+	}
+	a.chosen = a.topNodes[0]
+	return a
+}
+
+// filterJSON reports the status the scheduler holds for every evaluated node
+// (or, after a PreFilter rejection, for every node).
+func (o *oracle) filterJSON(a *attempt) map[string]statusJSON {
+	out := map[string]statusJSON{}
+	names := a.evaluated
+	if a.preFilter != nil && a.preFilter.IsRejected() {
+		names = nil
+		for _, ni := range o.orderedNodes() {
+			names = append(names, ni.Node().Name)
+		}
+	} else if a.narrowed {
+		// PreFilterResult narrowed the nodes: the others carry the absent-node status.
+		names = nil
+		for _, ni := range o.orderedNodes() {
+			names = append(names, ni.Node().Name)
+		}
+	}
+	feasible := sets.New[string]()
+	for _, ni := range a.feasible {
+		feasible.Insert(ni.Node().Name)
+	}
+	for _, n := range names {
+		if feasible.Has(n) {
+			out[n] = toJSON(nil)
+		} else {
+			out[n] = toJSON(a.diagnosis.NodeToStatus.Get(n))
+		}
+	}
+	return out
+}
+
+// ---- one pod: scheduling cycle, failure handling/preemption, binding cycle ----
+
+func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
+	key := types.NamespacedName{Namespace: in.Namespace, Name: in.Name}
+	res := &result{Pod: key.String(), Filter: map[string]statusJSON{}, Victims: []string{}}
+	fail := func(err error) *result {
+		res.Error = err.Error()
+		return res
+	}
+
+	// The pod is created through the API and reaches the scheduler via its informer.
+	if _, err := o.client.CoreV1().Pods(in.Namespace).Create(ctx, in, metav1.CreateOptions{}); err != nil {
+		return fail(fmt.Errorf("creating pod: %w", err))
+	}
+	pod, err := o.waitPod(ctx, key, func(p *v1.Pod) bool { return true })
+	if err != nil {
+		return fail(err)
+	}
+	if o.sched.Profiles[pod.Spec.SchedulerName] == nil {
+		return fail(fmt.Errorf("no profile for schedulerName %q", pod.Spec.SchedulerName))
+	}
+
+	// PreEnqueue (SchedulingGates, DefaultPreemption): a gated pod never reaches a cycle.
+	for _, pl := range o.fw.PreEnqueuePlugins() {
+		if st := pl.PreEnqueue(ctx, pod); !st.IsSuccess() {
+			j := toJSON(st.WithPlugin(pl.Name()))
+			res.PreEnqueue = &j
+			return res
+		}
+	}
+
+	a := o.run(ctx, pod, false)
+	res.fill(o, a)
+	if a.err != nil {
+		return fail(a.err)
+	}
+	if o.crossCheckOn {
+		res.CrossCheck = o.crossCheck(ctx, pod, a)
+	}
+
+	if a.fitErr != nil {
+		// schedulingCycle: run PostFilter with the same cycle state and append its message.
+		var nominatingInfo *fwk.NominatingInfo
+		o.mu.Lock()
+		o.deleted = nil
+		o.mu.Unlock()
+		if o.fw.HasPostFilterPlugins() {
+			r, st := o.fw.RunPostFilterPlugins(ctx, a.state, pod, a.fitErr.Diagnosis.NodeToStatus)
+			a.fitErr.Diagnosis.PostFilterMsg = st.Message()
+			j := toJSON(st)
+			res.PostFilter = &j
+			if r != nil {
+				nominatingInfo = r.NominatingInfo
+			}
+		}
+		msg := a.fitErr.Error()
+		res.Message = &msg
+		if err := o.handleFailure(ctx, pod, msg, nominatingInfo); err != nil {
+			return fail(err)
+		}
+		if nominatingInfo == nil || nominatingInfo.Mode() != fwk.ModeOverride || nominatingInfo.NominatedNodeName == "" {
+			return res
+		}
+		nnn := nominatingInfo.NominatedNodeName
+		res.NominatedNode = &nnn
+		victims, err := o.waitPreemption(ctx, pod)
+		res.Victims = victims
+		if err != nil {
+			return fail(err)
+		}
+		// Retry once, on the nominated node only.
+		pod, err = o.waitPod(ctx, key, func(p *v1.Pod) bool { return p.Status.NominatedNodeName == nnn })
+		if err != nil {
+			return fail(err)
+		}
+		r := o.run(ctx, pod, true)
+		res.Retry = &retryJSON{Filter: o.filterJSON(r), PreFilter: toJSON(r.preFilter)}
+		if r.err != nil {
+			res.Retry.Error = r.err.Error()
+			return res
+		}
+		if r.fitErr != nil {
+			return res // stays Pending, nominated
+		}
+		if err := o.bind(ctx, pod, r); err != nil {
+			res.Retry.Error = err.Error()
+			return res
+		}
+		res.Retry.Node = strp(r.chosen)
+		res.Node = strp(r.chosen)
+		return res
+	}
+
+	if err := o.bind(ctx, pod, a); err != nil {
+		return fail(err)
+	}
+	res.Node = strp(a.chosen)
+	return res
+}
+
+func (res *result) fill(o *oracle, a *attempt) {
+	if a.state != nil { // the cycle ran PreFilter
+		j := toJSON(a.preFilter)
+		res.PreFilter = &j
+	}
+	res.Filter = o.filterJSON(a)
+	if a.scores != nil {
+		res.Scores = map[string]map[string]int64{}
+		res.Totals = map[string]int64{}
+		for _, s := range a.scores {
+			m := map[string]int64{}
+			for _, ps := range s.Scores {
+				m[ps.Name] = ps.Score
+			}
+			res.Scores[s.Name] = m
+			res.Totals[s.Name] = s.TotalScore
+		}
+	}
+	res.TopNodes = a.topNodes
+}
+
+// crossCheck runs the scheduler's own SchedulePod (schedule_one.go) on the same
+// state and reports any disagreement with the step-by-step attempt.
+func (o *oracle) crossCheck(ctx context.Context, pod *v1.Pod, a *attempt) string {
+	state := framework.NewCycleState()
+	state.SetRecordPluginMetrics(false)
+	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
+	r, err := o.sched.SchedulePod(ctx, o.fw, state, pod)
+	var fe *framework.FitError
+	switch {
+	case errors.As(err, &fe):
+		if a.fitErr == nil {
+			return fmt.Sprintf("SchedulePod: %v; oracle chose %s", err, a.chosen)
+		}
+		if got, want := fe.Error(), a.fitErr.Error(); got != want {
+			return fmt.Sprintf("SchedulePod message %q differs from %q", got, want)
+		}
+	case err != nil:
+		return fmt.Sprintf("SchedulePod error: %v", err)
+	default:
+		if a.fitErr != nil {
+			return fmt.Sprintf("SchedulePod chose %s; oracle found no node", r.SuggestedHost)
+		}
+		if !sets.New(a.topNodes...).Has(r.SuggestedHost) {
+			return fmt.Sprintf("SchedulePod chose %s, not in topNodes %v", r.SuggestedHost, a.topNodes)
+		}
+	}
+	return ""
+}
+
+// handleFailure does what handleSchedulingFailure does with the API and the nominator.
+func (o *oracle) handleFailure(ctx context.Context, pod *v1.Pod, msg string, ni *fwk.NominatingInfo) error {
+	podInfo, _ := framework.NewPodInfo(pod)
+	o.sched.SchedulingQueue.AddNominatedPod(o.logger, podInfo, ni)
+	cur, err := o.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	cur = cur.DeepCopy()
+	setCondition(&cur.Status, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: msg, LastTransitionTime: metav1.Now()})
+	if ni.Mode() == fwk.ModeOverride {
+		cur.Status.NominatedNodeName = ni.NominatedNodeName
+	}
+	if _, err := o.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		return err
+	}
+	want := cur.Status.NominatedNodeName
+	_, err = o.waitPod(ctx, types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}, func(p *v1.Pod) bool {
+		return p.Status.NominatedNodeName == want && podScheduledFalse(p)
+	})
+	return err
+}
+
+func podScheduledFalse(p *v1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			return c.Status == v1.ConditionFalse
+		}
+	}
+	return false
+}
+
+// waitPreemption waits for the (asynchronous) preemption started by PostFilter
+// to finish, the way the queue does (DefaultPreemption's PreEnqueue), then
+// until the scheduler cache no longer holds the victims. It returns the victims.
+func (o *oracle) waitPreemption(ctx context.Context, pod *v1.Pod) ([]string, error) {
+	var dp fwk.PreEnqueuePlugin
+	for _, pl := range o.fw.PreEnqueuePlugins() {
+		if pl.Name() == names.DefaultPreemption {
+			dp = pl
+		}
+	}
+	if dp != nil {
+		if err := poll(ctx, func() bool { return dp.PreEnqueue(ctx, pod).IsSuccess() }); err != nil {
+			return nil, fmt.Errorf("waiting for preemption: %w", err)
+		}
+	}
+	o.mu.Lock()
+	deleted := append([]types.NamespacedName(nil), o.deleted...)
+	o.mu.Unlock()
+	var out []string
+	for _, v := range deleted {
+		out = append(out, v.String())
+		vp := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name, UID: o.uids[v]}}
+		if err := poll(ctx, func() bool { _, err := o.sched.Cache.GetPod(vp); return err != nil }); err != nil {
+			return out, fmt.Errorf("waiting for victim %s to leave the cache: %w", v, err)
+		}
+	}
+	sort.Strings(out)
+	if out == nil {
+		out = []string{}
+	}
+	return out, nil
+}
+
+// bind does the rest of schedulingCycle (assume, Reserve, Permit) and the
+// bindingCycle (PreBind, Bind through DefaultBinder, PostBind), synchronously.
+func (o *oracle) bind(ctx context.Context, pod *v1.Pod, a *attempt) error {
+	fw, node, state := o.fw, a.chosen, a.state
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = node
+	if err := o.sched.Cache.AssumePod(o.logger, assumed); err != nil {
+		return fmt.Errorf("assume: %w", err)
+	}
+	o.sched.SchedulingQueue.DeleteNominatedPodIfExists(assumed)
+	undo := func(st *fwk.Status, what string) error {
+		fw.RunReservePluginsUnreserve(ctx, state, assumed, node)
+		_ = o.sched.Cache.ForgetPod(o.logger, assumed)
+		return fmt.Errorf("%s on %s: %v", what, node, st.AsError())
+	}
+	if st := fw.RunReservePluginsReserve(ctx, state, assumed, node); !st.IsSuccess() {
+		return undo(st, "Reserve")
+	}
+	if st := fw.RunPermitPlugins(ctx, state, assumed, node); !st.IsWait() && !st.IsSuccess() {
+		return undo(st, "Permit")
+	}
+	if utilfeature.DefaultFeatureGate.Enabled(features.NominatedNodeNameForExpectation) {
+		if st := fw.RunPreBindPreFlights(ctx, state, assumed, node); st.Code() == fwk.Error || st.IsRejected() {
+			return undo(st, "PreBindPreFlight")
+		}
+	}
+	if st := fw.WaitOnPermit(ctx, assumed); !st.IsSuccess() {
+		return undo(st, "WaitOnPermit")
+	}
+	if st := fw.RunPreBindPlugins(ctx, state, assumed, node); !st.IsSuccess() {
+		return undo(st, "PreBind")
+	}
+	st := fw.RunBindPlugins(ctx, state, assumed, node)
+	if err := o.sched.Cache.FinishBinding(o.logger, assumed); err != nil {
+		return err
+	}
+	if !st.IsSuccess() {
+		return undo(st, "Bind")
+	}
+	fw.RunPostBindPlugins(ctx, state, assumed, node)
+	// Wait until the informer has delivered the bound pod to the cache (assumed -> added).
+	return poll(ctx, func() bool {
+		assumedNow, err := o.sched.Cache.IsAssumedPod(assumed)
+		return err == nil && !assumedNow
+	})
+}
+
+func (o *oracle) waitPod(ctx context.Context, key types.NamespacedName, ok func(*v1.Pod) bool) (*v1.Pod, error) {
+	lister := o.factory.Core().V1().Pods().Lister()
+	var pod *v1.Pod
+	err := poll(ctx, func() bool {
+		p, err := lister.Pods(key.Namespace).Get(key.Name)
+		if err != nil || !ok(p) {
+			return false
+		}
+		pod = p.DeepCopy()
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for pod %s in the informer: %w", key, err)
+	}
+	return pod, nil
+}
+
+func poll(ctx context.Context, cond func() bool) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	return wait.PollUntilContextCancel(ctx, 2*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil })
+}
+
+// ---- profile dump ----
+
+func (o *oracle) dumpProfile(w io.Writer) {
+	b, _ := json.MarshalIndent(o.fw.ListPlugins(), "", "  ")
+	fmt.Fprintf(w, "profile %s, percentageOfNodesToScore %v, plugins:\n%s\n", o.fw.ProfileName(), derefInt32(o.fw.PercentageOfNodesToScore()), b)
+	for _, pc := range o.profile.PluginConfig {
+		args, _ := json.Marshal(pc.Args)
+		fmt.Fprintf(w, "args %s: %s\n", pc.Name, args)
+	}
+	var gates []string
+	for _, g := range []string{"DynamicResourceAllocation", "DRAExtendedResource", "SchedulerAsyncPreemption", "SchedulerAsyncAPICalls",
+		"OpportunisticBatching", "NominatedNodeNameForExpectation", "SchedulerQueueingHints", "SchedulerPopFromBackoffQ",
+		"GenericWorkload", "GangScheduling", "NodeDeclaredFeatures", "PodLevelResources", "InPlacePodVerticalScaling",
+		"MatchLabelKeysInPodAffinity", "DRAPartitionableDevices", "DRADeviceTaints", "DRAConsumableCapacity", "StorageCapacityScoring",
+		"VolumeAttributesClass", "SidecarContainers"} {
+		gates = append(gates, fmt.Sprintf("%s=%v", g, safeEnabled(g)))
+	}
+	fmt.Fprintf(w, "feature gates: %s\n", strings.Join(gates, " "))
+}
+
+func safeEnabled(name string) (v any) {
+	defer func() {
+		if recover() != nil {
+			v = "unknown"
+		}
+	}()
+	return utilfeature.DefaultFeatureGate.Enabled(featuregate.Feature(name))
+}
+
+func derefInt32(p *int32) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
