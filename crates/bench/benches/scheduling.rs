@@ -10,7 +10,10 @@ fn main() {
 }
 
 fn options() -> Options {
-    Options { detail: Detail::None, ..Options::default() }
+    Options {
+        detail: Detail::None,
+        ..Options::default()
+    }
 }
 
 /// 5,000 nodes in 3 zones, 10,000 pods with hard zone spread.

@@ -15,15 +15,20 @@ pub fn cluster(n: usize, zones: usize) -> Cluster {
         .map(|i| {
             let mut node = Node::named(format!("node-{i:05}"));
             node.labels.insert(LABEL_HOSTNAME.into(), node.name.clone());
-            node.labels.insert(LABEL_ZONE.into(), format!("zone-{}", i % zones));
-            node.labels.insert("kubernetes.io/os".into(), "linux".into());
+            node.labels
+                .insert(LABEL_ZONE.into(), format!("zone-{}", i % zones));
+            node.labels
+                .insert("kubernetes.io/os".into(), "linux".into());
             node.allocatable.insert(CPU.into(), 32_000);
             node.allocatable.insert(MEMORY.into(), 128 << 30);
             node.allocatable.insert(PODS.into(), 110);
             node
         })
         .collect();
-    Cluster { nodes, ..Cluster::default() }
+    Cluster {
+        nodes,
+        ..Cluster::default()
+    }
 }
 
 fn app_labels(app: &str) -> Labels {
@@ -33,7 +38,10 @@ fn app_labels(app: &str) -> Labels {
 fn pod(app: &str, index: usize) -> Pod {
     let mut pod = Pod::named("default", format!("{app}-{index:05}"));
     pod.labels = app_labels(app);
-    let mut container = Container { name: "c".into(), ..Container::default() };
+    let mut container = Container {
+        name: "c".into(),
+        ..Container::default()
+    };
     container.requests.insert(CPU.into(), 100);
     container.requests.insert(MEMORY.into(), 128 << 20);
     pod.containers.push(container);
@@ -45,16 +53,17 @@ pub fn spread_pods(n: usize) -> Vec<Pod> {
     (0..n)
         .map(|i| {
             let mut pod = pod("spread", i);
-            pod.topology_spread_constraints.push(TopologySpreadConstraint {
-                max_skew: 1,
-                topology_key: LABEL_ZONE.into(),
-                when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
-                selector: Selector::from_set(&app_labels("spread")),
-                min_domains: None,
-                node_affinity_policy: None,
-                node_taints_policy: None,
-                match_label_keys: Vec::new(),
-            });
+            pod.topology_spread_constraints
+                .push(TopologySpreadConstraint {
+                    max_skew: 1,
+                    topology_key: LABEL_ZONE.into(),
+                    when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
+                    selector: Selector::from_set(&app_labels("spread")),
+                    min_domains: None,
+                    node_affinity_policy: None,
+                    node_taints_policy: None,
+                    match_label_keys: Vec::new(),
+                });
             pod
         })
         .collect()

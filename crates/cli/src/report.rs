@@ -179,7 +179,7 @@ fn status_view(status: &spreadlab_engine::Status) -> StatusView {
     StatusView {
         plugin: status.plugin.map(|p| p.as_str().to_string()),
         code: status.code.as_str().to_string(),
-        reasons: status.reasons.clone(),
+        reasons: status.reason_strings(),
     }
 }
 

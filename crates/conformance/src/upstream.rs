@@ -233,7 +233,9 @@ fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expecte
     if expected_code != Some(actual.code) {
         problems.push(format!(
             "{what}: code {} (reasons {:?}), expected {}",
-            actual.code, actual.reasons, expected["code"]
+            actual.code,
+            actual.reason_strings(),
+            expected["code"]
         ));
         return;
     }
@@ -242,10 +244,10 @@ fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expecte
             .iter()
             .filter_map(|r| r.as_str().map(str::to_string))
             .collect();
-        if reasons != actual.reasons {
+        if reasons != actual.reason_strings() {
             problems.push(format!(
                 "{what}: reasons {:?}, expected {reasons:?}",
-                actual.reasons
+                actual.reason_strings()
             ));
         }
     }

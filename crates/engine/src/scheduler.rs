@@ -22,6 +22,8 @@ use crate::plugins::pod_topology_spread;
 pub const SCHEDULING_GATED_MSG: &str = "Scheduling is blocked due to non-empty scheduling gates";
 /// `ErrNoNodesAvailable`.
 pub const NO_NODES_AVAILABLE_MSG: &str = "no nodes available to schedule pods";
+/// The DynamicResources PostFilter error after a PreFilter rejection (its cycle state was never written).
+pub const DYNAMIC_RESOURCES_STATE_NOT_FOUND: &str = "not found";
 /// The DynamicResources PostFilter reason for pods without resource claims.
 pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
 
@@ -135,8 +137,11 @@ pub struct PodDecision {
     pub name: String,
     /// The node chosen, or `None` when Pending.
     pub node: Option<String>,
-    /// Every node with the top score (the real scheduler may pick any of them).
+    /// The nodes with the top score, in node order (the real scheduler may pick any of them); with
+    /// [`Detail::None`] only the first [`TIED_NODES_KEPT_WITHOUT_DETAIL`].
     pub tied_nodes: Vec<String>,
+    /// How many nodes share the top score.
+    pub tied_count: usize,
     /// The FitError message when Pending.
     pub message: Option<String>,
     /// Feasible nodes found.
@@ -197,6 +202,7 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
             snapshot.bind(info, nominated);
             decision.node = Some(preemption.nominated_node.clone());
             decision.tied_nodes = alloc::vec![preemption.nominated_node.clone()];
+            decision.tied_count = 1;
             decision.message = None;
         }
         decision.preemption = Some(preemption);
@@ -222,6 +228,9 @@ fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> 
         .collect()
 }
 
+/// How many tied node names a decision keeps with [`Detail::None`] (the count is always exact).
+pub const TIED_NODES_KEPT_WITHOUT_DETAIL: usize = 32;
+
 /// One scheduling cycle (no binding). PostFilter dry runs leave the snapshot unchanged.
 pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -> PodDecision {
     let profile = &options.profile;
@@ -231,6 +240,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         name: pod.pod.name.clone(),
         node: None,
         tied_nodes: Vec::new(),
+        tied_count: 0,
         message: None,
         feasible_nodes: 0,
         real_scheduler_samples: (n_nodes >= 100)
@@ -247,25 +257,17 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         return decision;
     }
     let (state, pre_filter) = run_pre_filter(profile, snapshot, pod);
-    let keep_all = options.detail == Detail::All;
-    let mut verdicts: Vec<NodeVerdict> = Vec::new();
+    // Per node: `None` when the node passed every filter, else the failing status.
     let mut statuses: Vec<Option<Status>> = alloc::vec![None; n_nodes];
     let mut feasible: Vec<usize> = Vec::new();
     let mut diagnosis = Diagnosis::default();
-
-    if pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error {
+    let pre_filter_rejected =
+        pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error;
+    if pre_filter_rejected {
         let status = pre_filter.status.clone();
         diagnosis.pre_filter_msg = Some(status.message());
-        diagnosis.absent_nodes_status = Some(status.clone());
-        for (node_index, node) in snapshot.nodes.iter().enumerate() {
-            statuses[node_index] = Some(status.clone());
-            verdicts.push(NodeVerdict {
-                node: node.node.name.clone(),
-                filter: status.clone(),
-                scores: Vec::new(),
-                total: None,
-            });
-        }
+        statuses.iter_mut().for_each(|s| *s = Some(status.clone()));
+        diagnosis.absent_nodes_status = Some(status);
     } else {
         let absent = pre_filter.node_names.as_ref().map(|_| {
             let mut plugins = pre_filter.narrowing_plugins.clone();
@@ -279,43 +281,54 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 ),
             )
         });
-        diagnosis.absent_nodes_status = absent.clone();
         for (node_index, node_status) in statuses.iter_mut().enumerate() {
-            let name = &snapshot.nodes[node_index].node.name;
             let in_result = pre_filter
                 .node_names
                 .as_ref()
-                .is_none_or(|names| names.contains(name));
-            let status = if in_result {
-                run_filter(profile, &state, snapshot, pod, node_index)
-            } else {
-                absent
-                    .clone()
-                    .expect("narrowed nodes have an absent status")
-            };
+                .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
+            if !in_result {
+                *node_status = absent.clone();
+                continue;
+            }
+            let status = run_filter(profile, &state, snapshot, pod, node_index);
             if status.is_success() {
                 feasible.push(node_index);
             } else {
-                if in_result {
-                    diagnosis.node_statuses.push((name.clone(), status.clone()));
-                }
-                *node_status = Some(status.clone());
+                *node_status = Some(status);
             }
-            verdicts.push(NodeVerdict {
-                node: name.clone(),
-                filter: status,
-                scores: Vec::new(),
-                total: None,
-            });
         }
+        if feasible.is_empty() {
+            // Nodes with an explicit Filter status; narrowed-out ones count through the absent status.
+            diagnosis.node_statuses = statuses
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    pre_filter
+                        .node_names
+                        .as_ref()
+                        .is_none_or(|names| names.contains(&snapshot.nodes[*i].node.name))
+                })
+                .filter_map(|(i, s)| {
+                    s.as_ref()
+                        .map(|s| (snapshot.nodes[i].node.name.clone(), s.clone()))
+                })
+                .collect();
+        }
+        diagnosis.absent_nodes_status = absent;
     }
     decision.feasible_nodes = feasible.len();
 
     if feasible.is_empty() {
-        let post_filter_msg = if profile.post_filter {
+        diagnosis.post_filter_msg = if !profile.post_filter {
+            None
+        } else if pre_filter_rejected {
+            // A PreFilter rejection stops the PreFilter loop before DynamicResources writes its
+            // state; its PostFilter then fails reading it, and that error (`not found`) ends the
+            // PostFilter loop before DefaultPreemption runs (verified with the oracle).
+            Some(String::from(DYNAMIC_RESOURCES_STATE_NOT_FOUND))
+        } else {
             match default_preemption::post_filter(profile, snapshot, &state, pod, &statuses) {
                 PreemptionOutcome::Nominated(candidate) => {
-                    let message = fit_error_message(n_nodes, &diagnosis);
                     decision.preemption = Some(PreemptionReport {
                         nominated_node: snapshot.nodes[candidate.node].node.name.clone(),
                         victims: candidate
@@ -324,7 +337,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                             .map(|v| snapshot.pod(*v).pod.key())
                             .collect(),
                         pdb_violations: candidate.num_pdb_violations,
-                        first_attempt_message: message,
+                        first_attempt_message: fit_error_message(n_nodes, &diagnosis),
                     });
                     None
                 }
@@ -332,65 +345,94 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                     Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}"))
                 }
             }
-        } else {
-            None
         };
-        diagnosis.post_filter_msg = post_filter_msg;
         decision.message = Some(fit_error_message(n_nodes, &diagnosis));
         if options.detail != Detail::None {
-            decision.explanation = Some(explanation(&pre_filter, &state, verdicts));
+            decision.explanation =
+                Some(explanation(snapshot, &pre_filter, &state, &statuses, None));
         }
         return decision;
     }
 
-    if feasible.len() == 1 {
-        let node = snapshot.nodes[feasible[0]].node.name.clone();
-        decision.tied_nodes = alloc::vec![node.clone()];
-        decision.node = Some(node);
+    let mut scores = None;
+    let tied: Vec<usize> = if feasible.len() == 1 {
+        feasible.clone()
     } else {
-        let scores = run_score(profile, snapshot, pod, &feasible);
-        if let Some(error) = scores.plugins.iter().find_map(|p| p.error.clone()) {
+        let outcome = run_score(profile, snapshot, pod, &feasible);
+        if let Some(error) = outcome.plugins.iter().find_map(|p| p.error.clone()) {
             // A PreScore error fails the cycle (SchedulerError); the pod stays Pending.
             decision.message = Some(error);
             return decision;
         }
-        let best = scores.totals.iter().copied().max().unwrap_or(0);
-        decision.tied_nodes = feasible
+        let best = outcome.totals.iter().copied().max().unwrap_or(0);
+        let tied = feasible
             .iter()
-            .zip(&scores.totals)
-            .filter(|(_, total)| **total == best)
-            .map(|(node_index, _)| snapshot.nodes[*node_index].node.name.clone())
+            .zip(&outcome.totals)
+            .filter(|(_, t)| **t == best)
+            .map(|(n, _)| *n)
             .collect();
-        decision.node = decision.tied_nodes.first().cloned();
-        if keep_all {
-            for (position, &node_index) in feasible.iter().enumerate() {
-                let verdict = &mut verdicts[node_index];
-                verdict.total = Some(scores.totals[position]);
-                verdict.scores = scores
-                    .plugins
-                    .iter()
-                    .filter(|p| !p.skipped())
-                    .map(|p| PluginScore {
-                        plugin: p.plugin,
-                        raw: p.raw[position],
-                        normalized: p.normalized[position],
-                        weighted: p.normalized[position] * p.weight,
-                    })
-                    .collect();
-            }
-        }
-    }
-    if keep_all {
-        decision.explanation = Some(explanation(&pre_filter, &state, verdicts));
+        scores = Some(outcome);
+        tied
+    };
+    decision.tied_count = tied.len();
+    decision.node = Some(snapshot.nodes[tied[0]].node.name.clone());
+    let kept = if options.detail == Detail::None {
+        TIED_NODES_KEPT_WITHOUT_DETAIL
+    } else {
+        usize::MAX
+    };
+    decision.tied_nodes = tied
+        .iter()
+        .take(kept)
+        .map(|i| snapshot.nodes[*i].node.name.clone())
+        .collect();
+    if options.detail == Detail::All {
+        decision.explanation = Some(explanation(
+            snapshot,
+            &pre_filter,
+            &state,
+            &statuses,
+            scores.as_ref(),
+        ));
     }
     decision
 }
 
+/// Builds the per-node explanation from the filter statuses and, when scoring ran, the scores.
 fn explanation(
+    snapshot: &Snapshot,
     pre_filter: &PreFilterOutcome,
     state: &crate::framework::CycleState,
-    nodes: Vec<NodeVerdict>,
+    statuses: &[Option<Status>],
+    scores: Option<&crate::framework::ScoreOutcome>,
 ) -> Explanation {
+    let mut nodes: Vec<NodeVerdict> = statuses
+        .iter()
+        .enumerate()
+        .map(|(index, status)| NodeVerdict {
+            node: snapshot.nodes[index].node.name.clone(),
+            filter: status.clone().unwrap_or_else(Status::success),
+            scores: Vec::new(),
+            total: None,
+        })
+        .collect();
+    if let Some(scores) = scores {
+        for (position, &node_index) in scores.nodes.iter().enumerate() {
+            let verdict = &mut nodes[node_index];
+            verdict.total = Some(scores.totals[position]);
+            verdict.scores = scores
+                .plugins
+                .iter()
+                .filter(|p| !p.skipped())
+                .map(|p| PluginScore {
+                    plugin: p.plugin,
+                    raw: p.raw[position],
+                    normalized: p.normalized[position],
+                    weighted: p.normalized[position] * p.weight,
+                })
+                .collect();
+        }
+    }
     Explanation {
         pre_filter: pre_filter.plugins.clone(),
         nodes,

@@ -25,15 +25,15 @@ pub struct Diagnosis {
 pub fn reason_histogram(num_all_nodes: usize, diagnosis: &Diagnosis) -> Vec<String> {
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, status) in &diagnosis.node_statuses {
-        for reason in &status.reasons {
-            *reasons.entry(reason.as_str()).or_insert(0) += 1;
+        for reason in status.reasons() {
+            *reasons.entry(reason.as_ref()).or_insert(0) += 1;
         }
     }
     if diagnosis.node_statuses.len() < num_all_nodes
         && let Some(absent) = &diagnosis.absent_nodes_status
     {
-        for reason in &absent.reasons {
-            *reasons.entry(reason.as_str()).or_insert(0) +=
+        for reason in absent.reasons() {
+            *reasons.entry(reason.as_ref()).or_insert(0) +=
                 num_all_nodes - diagnosis.node_statuses.len();
         }
     }

@@ -14,8 +14,8 @@ pub use profile::Profile;
 pub use runtime::{
     CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, run_filter, run_pre_filter, run_score,
 };
-pub use status::{Code, Status};
+pub use status::{Code, Reasons, Status};
 pub use types::{
-    AffinityTerm, NodeInfo, PodId, PodInfo, Snapshot, SnapshotWarning, WeightedAffinityTerm,
-    pod_requests,
+    AffinityTerm, NodeInfo, PodId, PodInfo, Snapshot, SnapshotWarning, TopologyIndex,
+    WeightedAffinityTerm, pod_requests,
 };

@@ -151,7 +151,7 @@ pub fn run_filter_plugin(
             None => Status::success(),
         },
         PluginName::InterPodAffinity => match &state.inter_pod_affinity {
-            Some(affinity) => inter_pod_affinity::filter(affinity, pod, node),
+            Some(affinity) => inter_pod_affinity::filter(affinity, snapshot, pod, node_index),
             None => Status::success(),
         },
         _ => Status::success(),

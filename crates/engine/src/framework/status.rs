@@ -3,6 +3,7 @@
 //! A verdict is data, not an error: `Unschedulable` is an expected outcome. Plugins do not return
 //! `Error` for expected failures.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -63,13 +64,37 @@ impl fmt::Display for Code {
     }
 }
 
+/// The reasons of a status. A single reason, the common case on the per-node hot path, is stored
+/// inline, and upstream's constant reason strings are borrowed, so rejecting a node allocates nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Reasons {
+    /// No reason.
+    #[default]
+    None,
+    /// One reason.
+    One(Cow<'static, str>),
+    /// Several reasons, in the order the plugin gave them.
+    Many(Vec<Cow<'static, str>>),
+}
+
+impl Reasons {
+    /// The reasons as a slice.
+    pub fn as_slice(&self) -> &[Cow<'static, str>] {
+        match self {
+            Reasons::None => &[],
+            Reasons::One(reason) => core::slice::from_ref(reason),
+            Reasons::Many(reasons) => reasons,
+        }
+    }
+}
+
 /// A plugin verdict: a code, the reasons (exact upstream strings) and the plugin that gave it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Status {
     /// The code.
     pub code: Code,
     /// Reasons, in the order the plugin gave them.
-    pub reasons: Vec<String>,
+    pub reasons: Reasons,
     /// The plugin that returned it (set by the runtime).
     pub plugin: Option<PluginName>,
 }
@@ -79,7 +104,7 @@ impl Status {
     pub const fn success() -> Status {
         Status {
             code: Code::Success,
-            reasons: Vec::new(),
+            reasons: Reasons::None,
             plugin: None,
         }
     }
@@ -88,27 +113,46 @@ impl Status {
     pub const fn skip() -> Status {
         Status {
             code: Code::Skip,
-            reasons: Vec::new(),
+            reasons: Reasons::None,
             plugin: None,
         }
     }
 
-    /// A status with one reason.
-    pub fn new(code: Code, reason: impl Into<String>) -> Status {
+    /// A status with one reason (upstream's constant strings are borrowed, not copied).
+    pub fn new(code: Code, reason: impl Into<Cow<'static, str>>) -> Status {
         Status {
             code,
-            reasons: alloc::vec![reason.into()],
+            reasons: Reasons::One(reason.into()),
             plugin: None,
         }
     }
 
     /// A status with several reasons.
     pub fn with_reasons(code: Code, reasons: Vec<String>) -> Status {
+        let mut reasons: Vec<Cow<'static, str>> = reasons.into_iter().map(Cow::Owned).collect();
+        let reasons = match reasons.len() {
+            0 => Reasons::None,
+            1 => Reasons::One(reasons.remove(0)),
+            _ => Reasons::Many(reasons),
+        };
         Status {
             code,
             reasons,
             plugin: None,
         }
+    }
+
+    /// The reasons, in order.
+    pub fn reasons(&self) -> &[Cow<'static, str>] {
+        self.reasons.as_slice()
+    }
+
+    /// The reasons as owned strings.
+    pub fn reason_strings(&self) -> Vec<String> {
+        self.reasons()
+            .iter()
+            .map(|r| String::from(r.as_ref()))
+            .collect()
     }
 
     /// Tags the status with the plugin that returned it.
@@ -124,6 +168,6 @@ impl Status {
 
     /// `Status.Message()`: the reasons joined with `", "`.
     pub fn message(&self) -> String {
-        self.reasons.join(", ")
+        self.reason_strings().join(", ")
     }
 }

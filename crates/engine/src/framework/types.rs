@@ -5,6 +5,7 @@
 //! incrementally on bind and removal, so plugins never re-add pod requests.
 
 use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
@@ -361,6 +362,39 @@ pub struct Snapshot {
     /// Per namespace and selector: how many non-terminating pods on each node match
     /// (`countPodsMatchSelector`), kept up to date on bind and removal.
     match_counts: RefCell<BTreeMap<String, BTreeMap<Selector, Vec<u32>>>>,
+    /// Topology indexes by key, built on first use (node labels do not change during a simulation).
+    topology_indexes: RefCell<BTreeMap<String, Rc<TopologyIndex>>>,
+}
+
+/// The values of one topology key across the nodes, resolved once per snapshot: plugins work with
+/// value indexes instead of comparing label strings per node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopologyIndex {
+    /// Distinct values, in the order nodes first carry them.
+    pub values: Vec<String>,
+    /// Per node (snapshot index): index into `values`, or [`TopologyIndex::NO_VALUE`] without the key.
+    pub node_value: Vec<u32>,
+}
+
+impl TopologyIndex {
+    /// A node without the key.
+    pub const NO_VALUE: u32 = u32::MAX;
+
+    fn build(nodes: &[NodeInfo], key: &str) -> TopologyIndex {
+        let mut values: Vec<String> = Vec::new();
+        let mut lookup: BTreeMap<&str, u32> = BTreeMap::new();
+        let node_value = nodes
+            .iter()
+            .map(|node| match node.node.labels.get(key) {
+                None => TopologyIndex::NO_VALUE,
+                Some(value) => *lookup.entry(value.as_str()).or_insert_with(|| {
+                    values.push(value.clone());
+                    (values.len() - 1) as u32
+                }),
+            })
+            .collect();
+        TopologyIndex { values, node_value }
+    }
 }
 
 /// How many (namespace, selector) count vectors the snapshot keeps before starting afresh.
@@ -400,6 +434,7 @@ impl Snapshot {
             n_nodes_with_affinity_pods: 0,
             n_nodes_with_required_anti_affinity_pods: 0,
             match_counts: RefCell::new(BTreeMap::new()),
+            topology_indexes: RefCell::new(BTreeMap::new()),
         };
         for node in &cluster.nodes {
             snapshot.add_node(node.clone());
@@ -428,6 +463,7 @@ impl Snapshot {
     /// Adds a node (no pods).
     pub fn add_node(&mut self, node: Node) {
         self.match_counts.get_mut().clear();
+        self.topology_indexes.get_mut().clear();
         let mut seen = BTreeSet::new();
         for image in &node.images {
             for name in &image.names {
@@ -553,6 +589,18 @@ impl Snapshot {
             self.n_nodes_with_required_anti_affinity_pods += 1;
         }
         self.pods[id] = Some(info);
+    }
+
+    /// The values of a topology key on every node (cached).
+    pub fn topology_index(&self, key: &str) -> Rc<TopologyIndex> {
+        if let Some(index) = self.topology_indexes.borrow().get(key) {
+            return Rc::clone(index);
+        }
+        let index = Rc::new(TopologyIndex::build(&self.nodes, key));
+        self.topology_indexes
+            .borrow_mut()
+            .insert(String::from(key), Rc::clone(&index));
+        index
     }
 
     /// Live pods on a node.

@@ -100,7 +100,7 @@ fn dry_remove(
         spread.update_with_pod(&info.pod, preemptor, &node, node_index, -1);
     }
     if let Some(affinity) = &mut state.inter_pod_affinity {
-        affinity.update_with_pod(&info, &node, -1, &preemptor.pod);
+        affinity.update_with_pod(snapshot, &info, node_index, -1, &preemptor.pod);
     }
     info
 }
@@ -119,7 +119,7 @@ fn dry_add(
         spread.update_with_pod(&info.pod, preemptor, &node, node_index, 1);
     }
     if let Some(affinity) = &mut state.inter_pod_affinity {
-        affinity.update_with_pod(&info, &node, 1, &preemptor.pod);
+        affinity.update_with_pod(snapshot, &info, node_index, 1, &preemptor.pod);
     }
     snapshot.restore(id, info);
 }

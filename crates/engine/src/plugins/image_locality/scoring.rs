@@ -31,12 +31,7 @@ pub fn score(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> i64 {
                 continue;
             };
             let wanted = normalized_image_name(image);
-            if let Some(state) = node
-                .node
-                .images
-                .iter()
-                .find(|i| i.names.contains(&wanted))
-            {
+            if let Some(state) = node.node.images.iter().find(|i| i.names.contains(&wanted)) {
                 let num_nodes = snapshot.image_num_nodes.get(&wanted).copied().unwrap_or(0);
                 let spread = num_nodes as f64 / total_nodes as f64;
                 sum += (state.size_bytes as f64 * spread) as i64;

@@ -34,29 +34,37 @@ pub fn balanced_pre_score(args: &BalancedAllocationArgs, pod: &PodInfo) -> Optio
 /// `balancedResourceScorer`: one minus the standard deviation of the requested fractions, times 100,
 /// in the same float64 order as upstream.
 fn balanced_resource_scorer(requested: &[i64], allocatable: &[i64]) -> i64 {
-    let mut fractions: Vec<f64> = Vec::with_capacity(requested.len());
-    let mut total_fraction = 0.0f64;
-    for index in 0..requested.len() {
-        if allocatable[index] == 0 {
-            continue;
-        }
-        let mut fraction = requested[index] as f64 / allocatable[index] as f64;
-        if fraction > 1.0 {
-            fraction = 1.0;
+    // Without allocating: the fractions are recomputed for the second pass (same values, same order).
+    let fractions = || {
+        requested
+            .iter()
+            .zip(allocatable)
+            .filter(|(_, a)| **a != 0)
+            .map(|(r, a)| {
+                let fraction = *r as f64 / *a as f64;
+                if fraction > 1.0 { 1.0 } else { fraction }
+            })
+    };
+    let (mut count, mut total_fraction, mut first, mut second) = (0usize, 0.0f64, 0.0f64, 0.0f64);
+    for fraction in fractions() {
+        match count {
+            0 => first = fraction,
+            1 => second = fraction,
+            _ => {}
         }
         total_fraction += fraction;
-        fractions.push(fraction);
+        count += 1;
     }
     let mut std = 0.0f64;
-    if fractions.len() == 2 {
-        std = libm::fabs((fractions[0] - fractions[1]) / 2.0);
-    } else if fractions.len() > 2 {
-        let mean = total_fraction / fractions.len() as f64;
+    if count == 2 {
+        std = libm::fabs((first - second) / 2.0);
+    } else if count > 2 {
+        let mean = total_fraction / count as f64;
         let mut sum = 0.0f64;
-        for fraction in &fractions {
+        for fraction in fractions() {
             sum += (fraction - mean) * (fraction - mean);
         }
-        std = libm::sqrt(sum / fractions.len() as f64);
+        std = libm::sqrt(sum / count as f64);
     }
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }

@@ -5,16 +5,14 @@
 //! resolved once in PreFilter so that Filter does no label lookups.
 
 use alloc::collections::BTreeMap;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::common::{SpreadArgs, SpreadConstraint, get_constraints, node_has_all_keys};
 use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
-use crate::framework::{Code, PodInfo, Snapshot, Status};
+use crate::framework::{Code, PodInfo, Snapshot, Status, TopologyIndex};
 use crate::model::{Node, Pod, WhenUnsatisfiable};
-
-/// Marks a node that lacks the constraint's topology key.
-pub const NO_KEY: u32 = u32::MAX;
 
 /// `criticalPaths`: the two smallest (value, count) pairs, updated as upstream does (the second one
 /// is not guaranteed to be the true second minimum after updates; see upstream's CAVEAT).
@@ -61,17 +59,16 @@ impl CriticalPaths {
     }
 }
 
-/// The domains of one constraint (`TpValueToMatchNum[i]` plus per-node lookups).
+/// The domains of one constraint (`TpValueToMatchNum[i]`), indexed like the snapshot's
+/// [`TopologyIndex`] for the constraint's key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DomainTable {
-    /// Every topology value seen on a node that has the key, in first-seen order.
-    pub values: Vec<String>,
+    /// The topology key's values on the nodes.
+    pub index: Rc<TopologyIndex>,
     /// Matching pods per value (0 for values with no eligible node).
     pub counts: Vec<i64>,
     /// Whether the value is a key of `TpValueToMatchNum` (seen on an eligible node).
     pub eligible: Vec<bool>,
-    /// Per node (snapshot index): index into `values`, or [`NO_KEY`].
-    pub node_domain: Vec<u32>,
     /// Number of eligible values (`len(TpValueToMatchNum[i])`).
     pub n_eligible: usize,
     /// The critical paths.
@@ -81,20 +78,14 @@ pub struct DomainTable {
 impl DomainTable {
     /// `TpValueToMatchNum[i]` as a map (eligible values only).
     pub fn match_num(&self) -> BTreeMap<String, i64> {
-        self.values
+        self.index
+            .values
             .iter()
             .zip(&self.counts)
             .zip(&self.eligible)
             .filter(|(_, eligible)| **eligible)
             .map(|((value, count), _)| (value.clone(), *count))
             .collect()
-    }
-
-    fn value_index(&self, value: &str) -> Option<u32> {
-        self.values
-            .iter()
-            .position(|v| v == value)
-            .map(|i| i as u32)
     }
 }
 
@@ -143,20 +134,8 @@ impl PreFilterState {
                 continue;
             }
             let table = &mut self.domains[index];
-            let domain = match table.node_domain.get(node_index) {
-                Some(&d) if d != NO_KEY => d,
-                _ => match table.value_index(&node.labels[&constraint.topology_key]) {
-                    Some(d) => d,
-                    None => {
-                        table
-                            .values
-                            .push(node.labels[&constraint.topology_key].clone());
-                        table.counts.push(0);
-                        table.eligible.push(false);
-                        (table.values.len() - 1) as u32
-                    }
-                },
-            } as usize;
+            // The node has every key (checked above) and is in the snapshot the index was built on.
+            let domain = table.index.node_value[node_index] as usize;
             if !table.eligible[domain] {
                 table.eligible[domain] = true;
                 table.n_eligible += 1;
@@ -179,73 +158,53 @@ pub fn pre_filter(
     if constraints.is_empty() {
         return (Status::skip(), None);
     }
-    let n_nodes = snapshot.nodes.len();
     let mut domains: Vec<DomainTable> = constraints
         .iter()
-        .map(|_| DomainTable {
-            values: Vec::new(),
-            counts: Vec::new(),
-            eligible: Vec::new(),
-            node_domain: alloc::vec![NO_KEY; n_nodes],
-            n_eligible: 0,
-            critical_paths: CriticalPaths::new(),
+        .map(|c| {
+            let index = snapshot.topology_index(&c.topology_key);
+            let n_values = index.values.len();
+            DomainTable {
+                index,
+                counts: alloc::vec![0; n_values],
+                eligible: alloc::vec![false; n_values],
+                n_eligible: 0,
+                critical_paths: CriticalPaths::new(),
+            }
         })
         .collect();
-    // Value lookup per constraint: topology value -> index in the table.
-    let mut index_of: Vec<BTreeMap<&str, u32>> =
-        constraints.iter().map(|_| BTreeMap::new()).collect();
-    let all_counts: Vec<Option<Vec<u32>>> = constraints
+    let all_counts: Vec<Vec<u32>> = constraints
         .iter()
-        .map(|c| {
-            snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |counts| {
-                Some(counts.to_vec())
-            })
-        })
+        .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, <[u32]>::to_vec))
         .collect();
     let needs_affinity = constraints
         .iter()
         .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
     for (node_index, node_info) in snapshot.nodes.iter().enumerate() {
-        let node = &node_info.node;
-        let mut has_all_keys = true;
-        for (c_index, constraint) in constraints.iter().enumerate() {
-            match node.labels.get_key_value(&constraint.topology_key) {
-                Some((_, value)) => {
-                    let table = &mut domains[c_index];
-                    let domain = *index_of[c_index].entry(value.as_str()).or_insert_with(|| {
-                        table.values.push(value.clone());
-                        table.counts.push(0);
-                        table.eligible.push(false);
-                        (table.values.len() - 1) as u32
-                    });
-                    table.node_domain[node_index] = domain;
-                }
-                None => has_all_keys = false,
-            }
-        }
         // All-keys gate: a node lacking any constraint's key is ignored for every constraint.
-        if !has_all_keys {
+        if domains
+            .iter()
+            .any(|t| t.index.node_value[node_index] == TopologyIndex::NO_VALUE)
+        {
             continue;
         }
+        let node = &node_info.node;
         let affinity_matches = needs_affinity && pod.pod.matches_required_node_affinity(node);
         for (c_index, constraint) in constraints.iter().enumerate() {
             if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
                 continue;
             }
             let table = &mut domains[c_index];
-            let domain = table.node_domain[node_index] as usize;
+            let domain = table.index.node_value[node_index] as usize;
             if !table.eligible[domain] {
                 table.eligible[domain] = true;
                 table.n_eligible += 1;
             }
-            table.counts[domain] += all_counts[c_index]
-                .as_ref()
-                .map_or(0, |c| c[node_index] as i64);
+            table.counts[domain] += all_counts[c_index][node_index] as i64;
         }
     }
     for table in &mut domains {
         // Upstream walks a Go map here (random order); the minimum it keeps is the same either way.
-        for domain in 0..table.values.len() {
+        for domain in 0..table.counts.len() {
             if table.eligible[domain] {
                 table
                     .critical_paths
@@ -271,8 +230,8 @@ pub fn pre_filter(
 pub fn filter(state: &PreFilterState, node_index: usize) -> Status {
     for (index, constraint) in state.constraints.iter().enumerate() {
         let table = &state.domains[index];
-        let domain = table.node_domain[node_index];
-        if domain == NO_KEY {
+        let domain = table.index.node_value[node_index];
+        if domain == TopologyIndex::NO_VALUE {
             return Status::new(
                 Code::UnschedulableAndUnresolvable,
                 ERR_REASON_NODE_LABEL_NOT_MATCH,

@@ -70,7 +70,8 @@ pub fn pre_score(
                 .get(&constraint.topology_key)
                 .cloned()
                 .unwrap_or_default();
-            if let alloc::collections::btree_map::Entry::Vacant(entry) = counts[index].entry(value) {
+            if let alloc::collections::btree_map::Entry::Vacant(entry) = counts[index].entry(value)
+            {
                 entry.insert(0);
                 topology_size[index] += 1;
             }

@@ -1,0 +1,32 @@
+//! Runs one benchmark shape once, for profilers: `cargo run --release -p spreadlab-bench --example profile -- spread 1000`.
+
+use spreadlab_bench::{anti_affinity_pods, cluster, spread_pods};
+use spreadlab_engine::scheduler::{Detail, Options, simulate};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let shape = args.get(1).map_or("spread", String::as_str);
+    let n: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(1_000);
+    let cluster = cluster(5_000, 3);
+    let pods = if shape == "anti" {
+        anti_affinity_pods(n)
+    } else {
+        spread_pods(n)
+    };
+    let options = Options {
+        detail: Detail::None,
+        ..Options::default()
+    };
+    let start = std::time::Instant::now();
+    let simulation = simulate(&cluster, &pods, &options);
+    let elapsed = start.elapsed();
+    let placed = simulation
+        .decisions
+        .iter()
+        .filter(|d| d.node.is_some())
+        .count();
+    println!(
+        "{shape}: {n} pods on 5000 nodes in {elapsed:?} ({:.0} pods/s), {placed} placed",
+        n as f64 / elapsed.as_secs_f64()
+    );
+}
