@@ -17,11 +17,27 @@ use crate::plugins::{
     node_unschedulable, pod_topology_spread, taint_toleration,
 };
 
+/// A set of plugins, as a bit set (checked per node on the Filter hot path).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PluginSet(u32);
+
+impl PluginSet {
+    /// Adds a plugin.
+    pub fn insert(&mut self, plugin: PluginName) {
+        self.0 |= 1 << plugin as u32;
+    }
+
+    /// Whether the plugin is in the set.
+    pub fn contains(&self, plugin: PluginName) -> bool {
+        self.0 & (1 << plugin as u32) != 0
+    }
+}
+
 /// Per-pod plugin state written at PreFilter and read at Filter (`CycleState`).
 #[derive(Clone, Debug, Default)]
 pub struct CycleState {
     /// Plugins whose PreFilter returned Skip: their Filter does not run.
-    pub skipped: BTreeSet<PluginName>,
+    pub skipped: PluginSet,
     /// PodTopologySpread's counts.
     pub spread: Option<pod_topology_spread::PreFilterState>,
     /// InterPodAffinity's counts.
@@ -129,8 +145,8 @@ pub fn join_names(plugins: &[PluginName]) -> String {
     names.join(" ")
 }
 
-/// Runs one Filter plugin on a node.
-pub fn run_filter_plugin(
+/// Runs one Filter plugin on a node; the status is not yet tagged with the plugin.
+fn run_filter_plugin(
     plugin: PluginName,
     profile: &Profile,
     state: &CycleState,
@@ -156,7 +172,7 @@ pub fn run_filter_plugin(
         },
         _ => Status::success(),
     };
-    status.from_plugin(plugin)
+    status
 }
 
 /// `RunFilterPlugins`: the first non-success in profile order decides (plugins skipped at PreFilter
@@ -169,12 +185,12 @@ pub fn run_filter(
     node_index: usize,
 ) -> Status {
     for &plugin in &profile.filters {
-        if state.skipped.contains(&plugin) {
+        if state.skipped.contains(plugin) {
             continue;
         }
         let status = run_filter_plugin(plugin, profile, state, snapshot, pod, node_index);
         if !status.is_success() {
-            return status;
+            return status.from_plugin(plugin);
         }
     }
     Status::success()

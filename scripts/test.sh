@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test of spreadlab: formatting, lints, unit and conformance tests, the no_std wasm
+# builds, the differential check of the seed scenarios against the real kube-scheduler (Go oracle),
+# and a compile check of the benchmarks. Build products go outside the clone so CI reuses them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}"
+export CARGO_TERM_COLOR=never
+bash scripts/setup.sh
+
+echo "== format and lints"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+
+echo "== engine builds for no_std targets (no default features)"
+cargo build -q -p spreadlab-engine --no-default-features --target wasm32v1-none
+cargo build -q -p spreadlab-engine --no-default-features --target wasm32-unknown-unknown
+
+echo "== oracle: the real kube-scheduler v1.35.4 (tests/oracle)"
+ORACLE_BIN="${SPREADLAB_ORACLE_BIN:-$HOME/.cache/spreadlab/oracle}"
+mkdir -p "$(dirname "$ORACLE_BIN")"
+(cd tests/oracle && go build -o "$ORACLE_BIN" .)
+export SPREADLAB_ORACLE="$ORACLE_BIN"
+
+echo "== tests"
+cargo test --workspace --no-fail-fast
+
+echo "== benchmarks compile (run them with: cargo bench -p spreadlab-bench)"
+cargo bench -q -p spreadlab-bench --no-run
