@@ -1,7 +1,9 @@
 //! Conformance runner: loads the ported upstream unit-test tables (`tests/upstream/`) and checks the
-//! engine against the expected values they carry.
+//! engine against the expected values they carry; and the seed scenarios (`tests/scenarios/`), whose
+//! expected values the real kube-scheduler produced (the Go oracle, `tests/oracle`).
 //!
 //! Each case runs only the plugin under test, through the same framework runner the scheduler
 //! uses, exactly as the upstream Go test drives that plugin.
 
+pub mod scenarios;
 pub mod upstream;

@@ -155,7 +155,7 @@ fn run_filter_plugin(
     node_index: usize,
 ) -> Status {
     let node = &snapshot.nodes[node_index];
-    let status = match plugin {
+    match plugin {
         PluginName::NodeUnschedulable => node_unschedulable::filter(pod, node),
         PluginName::NodeName => node_name::filter(pod, node),
         PluginName::TaintToleration => taint_toleration::filter(pod, node),
@@ -171,8 +171,7 @@ fn run_filter_plugin(
             None => Status::success(),
         },
         _ => Status::success(),
-    };
-    status
+    }
 }
 
 /// `RunFilterPlugins`: the first non-success in profile order decides (plugins skipped at PreFilter
