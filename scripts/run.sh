@@ -8,5 +8,5 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}"
 cargo build -q --release -p spreadlab-cli
 for scenario in tests/scenarios/*/; do
   echo "################ ${scenario}"
-  "$CARGO_TARGET_DIR/release/spreadlab" simulate "$scenario"cluster.yaml "$scenario"workload.yaml || true
+  "$CARGO_TARGET_DIR/release/spreadlab" simulate "${scenario}cluster.yaml" "${scenario}workload.yaml" || true
 done

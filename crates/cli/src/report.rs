@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use spreadlab_engine::framework::{Code, Snapshot};
 use spreadlab_engine::model::LABEL_ZONE;
-use spreadlab_engine::scheduler::{Explanation, PodDecision};
+use spreadlab_engine::scheduler::{AffinityRule, Explanation, PodDecision};
 
 /// Schema version of the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -114,6 +114,38 @@ pub struct ExplanationView {
     pub nodes: Vec<NodeView>,
     /// Hard spread constraints.
     pub spread: Vec<SpreadView>,
+    /// Required pod (anti-)affinity terms and the pods that matched them.
+    pub affinity: Vec<AffinityView>,
+}
+
+/// One required (anti-)affinity term and the pods that matched it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AffinityView {
+    /// `affinity`, `antiAffinity` (the pod's own terms) or `existingAntiAffinity` (another pod's term).
+    pub rule: &'static str,
+    /// The pod owning an `existingAntiAffinity` term.
+    pub owner: Option<String>,
+    /// Topology key.
+    pub topology_key: String,
+    /// Label selector.
+    pub selector: String,
+    /// Matching pods (at most 20): pod, node and topology value.
+    pub matches: Vec<AffinityMatchView>,
+    /// How many pods matched.
+    pub match_count: usize,
+}
+
+/// A pod that matched a term.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AffinityMatchView {
+    /// `namespace/name`.
+    pub pod: String,
+    /// Node.
+    pub node: String,
+    /// The node's value of the topology key.
+    pub topology_value: Option<String>,
 }
 
 /// A plugin status.
@@ -222,6 +254,30 @@ pub fn explanation_view(explanation: &Explanation) -> ExplanationView {
                 global_minimum: s.global_minimum,
                 min_domains_forced_zero: s.min_domains_forced_zero,
                 self_match: s.self_match,
+            })
+            .collect(),
+        affinity: explanation
+            .affinity
+            .iter()
+            .map(|a| AffinityView {
+                rule: match a.rule {
+                    AffinityRule::Affinity => "affinity",
+                    AffinityRule::AntiAffinity => "antiAffinity",
+                    AffinityRule::ExistingAntiAffinity => "existingAntiAffinity",
+                },
+                owner: a.owner.clone(),
+                topology_key: a.topology_key.clone(),
+                selector: a.selector.clone(),
+                matches: a
+                    .matches
+                    .iter()
+                    .map(|(pod, node, value)| AffinityMatchView {
+                        pod: pod.clone(),
+                        node: node.clone(),
+                        topology_value: value.clone(),
+                    })
+                    .collect(),
+                match_count: a.match_count,
             })
             .collect(),
     }

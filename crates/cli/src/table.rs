@@ -137,6 +137,59 @@ fn render_pending(out: &mut String, pod: &PodReport) {
             );
         }
     }
+    for term in &explanation.affinity {
+        if term.rule == "existingAntiAffinity" {
+            let place = term.matches.first().map(|m| {
+                format!(
+                    " on {} ({}={})",
+                    m.node,
+                    term.topology_key,
+                    m.topology_value.as_deref().unwrap_or("-")
+                )
+            });
+            let _ = writeln!(
+                out,
+                "  required anti-affinity of {}{} {{{}}} selects this pod",
+                term.owner.as_deref().unwrap_or("?"),
+                place.unwrap_or_default(),
+                term.selector
+            );
+            continue;
+        }
+        let pods: Vec<String> = term
+            .matches
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} on {} ({}={})",
+                    m.pod,
+                    m.node,
+                    term.topology_key,
+                    m.topology_value.as_deref().unwrap_or("-")
+                )
+            })
+            .collect();
+        let more = term.match_count.saturating_sub(term.matches.len());
+        let _ = writeln!(
+            out,
+            "  required {} {{{}}} by {}: {} matching pod(s){}{}{}",
+            if term.rule == "affinity" {
+                "affinity"
+            } else {
+                "anti-affinity"
+            },
+            term.selector,
+            term.topology_key,
+            term.match_count,
+            if pods.is_empty() { "" } else { ": " },
+            pods.join(", "),
+            if more > 0 {
+                format!(", ... ({more} more)")
+            } else {
+                String::new()
+            }
+        );
+    }
     for spread in &explanation.spread {
         let domains: Vec<String> = spread
             .domains

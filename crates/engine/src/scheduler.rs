@@ -126,7 +126,40 @@ pub struct Explanation {
     pub nodes: Vec<NodeVerdict>,
     /// Hard spread constraints.
     pub spread: Vec<SpreadExplanation>,
+    /// Required pod (anti-)affinity: which existing pods matched which term.
+    pub affinity: Vec<AffinityExplanation>,
 }
+
+/// Which term of a required pod (anti-)affinity rule is explained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AffinityRule {
+    /// A required affinity term of the incoming pod (an existing pod must match all of them).
+    Affinity,
+    /// A required anti-affinity term of the incoming pod.
+    AntiAffinity,
+    /// A required anti-affinity term of an existing pod that the incoming pod matches.
+    ExistingAntiAffinity,
+}
+
+/// The pods that matched one required term, and where they run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AffinityExplanation {
+    /// Which rule.
+    pub rule: AffinityRule,
+    /// For [`AffinityRule::ExistingAntiAffinity`]: the pod that owns the term (`namespace/name`).
+    pub owner: Option<String>,
+    /// The term's topology key.
+    pub topology_key: String,
+    /// The term's label selector, in apimachinery's string form.
+    pub selector: String,
+    /// Matching pods (`namespace/name`, node, topology value), at most [`AFFINITY_MATCHES_LISTED`].
+    pub matches: Vec<(String, String, Option<String>)>,
+    /// How many pods matched in all.
+    pub match_count: usize,
+}
+
+/// How many matching pods an [`AffinityExplanation`] lists.
+pub const AFFINITY_MATCHES_LISTED: usize = 20;
 
 /// The decision for one pod.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -348,8 +381,14 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         };
         decision.message = Some(fit_error_message(n_nodes, &diagnosis));
         if options.detail != Detail::None {
-            decision.explanation =
-                Some(explanation(snapshot, &pre_filter, &state, &statuses, None));
+            decision.explanation = Some(explanation(
+                snapshot,
+                pod,
+                &pre_filter,
+                &state,
+                &statuses,
+                None,
+            ));
         }
         return decision;
     }
@@ -389,6 +428,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     if options.detail == Detail::All {
         decision.explanation = Some(explanation(
             snapshot,
+            pod,
             &pre_filter,
             &state,
             &statuses,
@@ -401,6 +441,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
 /// Builds the per-node explanation from the filter statuses and, when scoring ran, the scores.
 fn explanation(
     snapshot: &Snapshot,
+    pod: &PodInfo,
     pre_filter: &PreFilterOutcome,
     state: &crate::framework::CycleState,
     statuses: &[Option<Status>],
@@ -437,7 +478,86 @@ fn explanation(
         pre_filter: pre_filter.plugins.clone(),
         nodes,
         spread: spread_explanations(state.spread.as_ref()),
+        affinity: affinity_explanations(snapshot, pod, state.inter_pod_affinity.as_ref()),
     }
+}
+
+/// For the incoming pod's required (anti-)affinity terms and the existing pods' anti-affinity terms
+/// that match it: which pods matched, on which node and topology value.
+pub fn affinity_explanations(
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    state: Option<&crate::plugins::inter_pod_affinity::PreFilterState>,
+) -> Vec<AffinityExplanation> {
+    let Some(state) = state else {
+        return Vec::new();
+    };
+    let no_labels = crate::model::Labels::new();
+    let mut out = Vec::new();
+    let located = |id: usize, key: &str| {
+        let node = &snapshot.nodes[snapshot.pod_node[id]].node;
+        (
+            snapshot.pod(id).pod.key(),
+            node.name.clone(),
+            node.labels.get(key).cloned(),
+        )
+    };
+    let terms = state
+        .required_affinity_terms
+        .iter()
+        .map(|t| (AffinityRule::Affinity, t))
+        .chain(
+            state
+                .required_anti_affinity_terms
+                .iter()
+                .map(|t| (AffinityRule::AntiAffinity, t)),
+        );
+    for (rule, term) in terms {
+        let mut explanation = AffinityExplanation {
+            rule,
+            owner: None,
+            topology_key: term.topology_key.clone(),
+            selector: alloc::format!("{}", term.selector),
+            matches: Vec::new(),
+            match_count: 0,
+        };
+        for node in &snapshot.nodes {
+            for id in &node.pods {
+                if term.matches(&snapshot.pod(*id).pod, &no_labels) {
+                    explanation.match_count += 1;
+                    if explanation.matches.len() < AFFINITY_MATCHES_LISTED {
+                        explanation.matches.push(located(*id, &term.topology_key));
+                    }
+                }
+            }
+        }
+        out.push(explanation);
+    }
+    if !state.existing_anti_affinity_counts.is_empty() {
+        for node in &snapshot.nodes {
+            for id in &node.pods_with_required_anti_affinity {
+                let owner = snapshot.pod(*id);
+                for term in &owner.required_anti_affinity_terms {
+                    if !term.matches(&pod.pod, &state.namespace_labels) {
+                        continue;
+                    }
+                    let (key, node_name, value) = located(*id, &term.topology_key);
+                    if value.is_none() {
+                        continue;
+                    }
+                    out.push(AffinityExplanation {
+                        rule: AffinityRule::ExistingAntiAffinity,
+                        owner: Some(key.clone()),
+                        topology_key: term.topology_key.clone(),
+                        selector: alloc::format!("{}", term.selector),
+                        matches: alloc::vec![(key, node_name, value)],
+                        match_count: 1,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The spread arithmetic of every hard constraint.
