@@ -586,3 +586,66 @@ pub fn spread_explanations(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use super::*;
+    use crate::framework::testing::{node, pod};
+    use crate::model::Cluster;
+
+    /// Identical empty nodes all tie; the first in node order is bound and every tied node is listed.
+    /// Sequential placement then sees the bound pod (BalancedAllocation/LeastAllocated change).
+    #[test]
+    fn ties_are_reported_and_broken_by_node_order() {
+        let cluster = Cluster {
+            nodes: vec![node("a", &[]), node("b", &[]), node("c", &[])],
+            ..Cluster::default()
+        };
+        // Best-effort pods with one container: scoring counts 100m cpu and 200Mi memory each.
+        let mut pods = vec![pod("p1", &[], None), pod("p2", &[], None)];
+        for p in &mut pods {
+            p.containers.push(crate::model::Container { name: "c".into(), ..Default::default() });
+        }
+        let options = Options {
+            detail: Detail::All,
+            ..Options::default()
+        };
+        let simulation = simulate(&cluster, &pods, &options);
+        assert_eq!(simulation.decisions[0].tied_nodes, vec!["a", "b", "c"]);
+        assert_eq!(simulation.decisions[0].node.as_deref(), Some("a"));
+        assert_eq!(simulation.decisions[1].tied_nodes, vec!["b", "c"]);
+        // The same input gives the same decisions.
+        assert_eq!(
+            simulate(&cluster, &pods, &options).decisions,
+            simulation.decisions
+        );
+    }
+
+    /// PrioritySort: higher priority first, then input order.
+    #[test]
+    fn queue_order_is_priority_then_arrival() {
+        let mut pods = vec![
+            pod("a", &[], None),
+            pod("b", &[], None),
+            pod("c", &[], None),
+        ];
+        pods[2].priority = 5;
+        assert_eq!(queue_order(&pods), vec![2, 0, 1]);
+    }
+
+    /// No nodes at all gives upstream's ErrNoNodesAvailable text.
+    #[test]
+    fn no_nodes() {
+        let simulation = simulate(
+            &Cluster::default(),
+            &[pod("p", &[], None)],
+            &Options::default(),
+        );
+        assert_eq!(
+            simulation.decisions[0].message.as_deref(),
+            Some(NO_NODES_AVAILABLE_MSG)
+        );
+    }
+}

@@ -6,6 +6,8 @@ pub mod names;
 pub mod profile;
 pub mod runtime;
 pub mod status;
+#[cfg(test)]
+pub mod testing;
 pub mod types;
 
 pub use fit_error::{Diagnosis, fit_error_message};

@@ -292,3 +292,65 @@ pub fn post_filter(
     let best = pick_one(snapshot, &candidates);
     PreemptionOutcome::Nominated(candidates.swap_remove(best))
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use crate::framework::testing::{node, pod, snapshot};
+    use crate::framework::{PodInfo, Profile, Status, run_filter, run_pre_filter};
+    use crate::model::{Container, Pod, PreemptionPolicy};
+
+    fn cpu_pod(name: &str, cpu: i64, priority: i32, node_name: Option<&str>) -> Pod {
+        let mut p = pod(name, &[("app", name)], node_name);
+        p.priority = priority;
+        let mut container = Container {
+            name: "c".into(),
+            ..Container::default()
+        };
+        container.requests.insert("cpu".into(), cpu);
+        p.containers.push(container);
+        p
+    }
+
+    /// Only strictly lower-priority pods are victims; the minimal set is evicted.
+    #[test]
+    fn evicts_the_fewest_lower_priority_pods() {
+        let mut snap = snapshot(
+            vec![node("a", &[])],
+            vec![
+                cpu_pod("low-1", 2000, 0, Some("a")),
+                cpu_pod("low-2", 1000, 0, Some("a")),
+                cpu_pod("same", 1000, 10, Some("a")),
+            ],
+        );
+        let profile = Profile::default_v1_35();
+        let preemptor = PodInfo::new(cpu_pod("high", 2000, 10, None));
+        let (state, _) = run_pre_filter(&profile, &snap, &preemptor);
+        let statuses: vec::Vec<Option<Status>> =
+            vec![Some(run_filter(&profile, &state, &snap, &preemptor, 0))];
+        match super::post_filter(&profile, &mut snap, &state, &preemptor, &statuses) {
+            super::PreemptionOutcome::Nominated(candidate) => {
+                let victims: vec::Vec<_> = candidate
+                    .victims
+                    .iter()
+                    .map(|v| snap.pod(*v).pod.name.clone())
+                    .collect();
+                assert_eq!(victims, vec!["low-1"]);
+            }
+            other => panic!("expected a nomination, got {other:?}"),
+        }
+        let mut never = cpu_pod("never", 2000, 10, None);
+        never.preemption_policy = PreemptionPolicy::Never;
+        let never = PodInfo::new(never);
+        match super::post_filter(&profile, &mut snap, &state, &never, &statuses) {
+            super::PreemptionOutcome::Failed(message) => {
+                assert_eq!(
+                    message,
+                    "preemption: not eligible due to preemptionPolicy=Never."
+                )
+            }
+            other => panic!("expected failure, got {other:?}"),
+        }
+    }
+}

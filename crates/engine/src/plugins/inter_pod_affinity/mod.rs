@@ -18,3 +18,67 @@ pub const ERR_REASON_AFFINITY_RULES_NOT_MATCH: &str = "node(s) didn't match pod 
 /// `ErrReasonAntiAffinityRulesNotMatch`.
 pub const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
     "node(s) didn't match pod anti-affinity rules";
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use crate::framework::testing::{labels, node, only, pod, snapshot};
+    use crate::framework::{Code, PluginName, PodInfo, run_filter, run_pre_filter};
+    use crate::model::{PodAffinity, PodAffinityTerm, Selector};
+
+    fn term(key: &str) -> PodAffinityTerm {
+        PodAffinityTerm {
+            selector: Selector::from_set(&labels(&[("app", "db")])),
+            topology_key: key.into(),
+            namespaces: vec![],
+            namespace_selector: None,
+            match_label_keys: vec![],
+            mismatch_label_keys: vec![],
+            parse_error: None,
+        }
+    }
+
+    /// The first pod of a group with affinity to itself may go to any node with the key (upstream
+    /// "pod matches its own Label in PodAffinity and that matches the existing pod Labels").
+    #[test]
+    fn first_pod_of_a_self_affine_group_passes() {
+        let snap = snapshot(vec![node("a", &[("zone", "z1")]), node("b", &[])], vec![]);
+        let mut incoming = pod("p", &[("app", "db")], None);
+        incoming.affinity.pod_affinity = Some(PodAffinity {
+            required: vec![term("zone")],
+            preferred: vec![],
+        });
+        let incoming = PodInfo::new(incoming);
+        let profile = only(PluginName::InterPodAffinity);
+        let (state, _) = run_pre_filter(&profile, &snap, &incoming);
+        assert!(run_filter(&profile, &state, &snap, &incoming, 0).is_success());
+        // Node b lacks the key: affinity fails, unresolvable.
+        let status = run_filter(&profile, &state, &snap, &incoming, 1);
+        assert_eq!(status.code, Code::UnschedulableAndUnresolvable);
+    }
+
+    /// An existing pod's required anti-affinity rejects the incoming pod in its domain only.
+    #[test]
+    fn existing_anti_affinity_is_symmetric() {
+        let mut existing = pod("e", &[], Some("a"));
+        existing.affinity.pod_anti_affinity = Some(PodAffinity {
+            required: vec![term("zone")],
+            preferred: vec![],
+        });
+        let snap = snapshot(
+            vec![node("a", &[("zone", "z1")]), node("b", &[("zone", "z2")])],
+            vec![existing],
+        );
+        let incoming = PodInfo::new(pod("p", &[("app", "db")], None));
+        let profile = only(PluginName::InterPodAffinity);
+        let (state, _) = run_pre_filter(&profile, &snap, &incoming);
+        let status = run_filter(&profile, &state, &snap, &incoming, 0);
+        assert_eq!(status.code, Code::Unschedulable);
+        assert_eq!(
+            status.reasons()[0],
+            super::ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH
+        );
+        assert!(run_filter(&profile, &state, &snap, &incoming, 1).is_success());
+    }
+}
