@@ -176,6 +176,25 @@ fn add_default_tolerations(pod: &mut Pod) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Node defaulting
+// ---------------------------------------------------------------------------------------------
+
+/// Rule 7. `pkg/apis/core/v1/defaults.go` (`SetDefaults_NodeStatus`): a Node whose
+/// `status.allocatable` is absent gets a copy of `status.capacity` (an explicit, even empty,
+/// `allocatable` is kept). Applied to the API object before conversion; returns whether it
+/// defaulted (conversion errors then name `status.capacity`). Verified with the oracle: a node
+/// with only `capacity` takes pods there.
+pub(crate) fn default_node_allocatable(node: &mut k8s_openapi::api::core::v1::Node) -> bool {
+    match node.status.as_mut() {
+        Some(status) if status.allocatable.is_none() && status.capacity.is_some() => {
+            status.allocatable = status.capacity.clone();
+            true
+        }
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Priority (admission plugin `Priority`)
 // ---------------------------------------------------------------------------------------------
 
@@ -619,6 +638,64 @@ mod tests {
         assert_eq!(job_active_pods(Some(5), Some(8), 6, false), 2);
         assert_eq!(job_active_pods(None, Some(4), 0, false), 1);
         assert_eq!(job_active_pods(Some(5), Some(3), 0, true), 0);
+    }
+
+    #[test]
+    fn node_allocatable_defaults_to_capacity_only_when_absent() {
+        use k8s_openapi::api::core::v1::{Node, NodeStatus};
+        use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+        let list = |cpu: &str| BTreeMap::from([("cpu".to_owned(), Quantity(cpu.to_owned()))]);
+        let node = |capacity: Option<&str>, allocatable: Option<BTreeMap<String, Quantity>>| Node {
+            status: Some(NodeStatus {
+                capacity: capacity.map(list),
+                allocatable,
+                ..NodeStatus::default()
+            }),
+            ..Node::default()
+        };
+        let allocatable = |node: &Node| node.status.as_ref().unwrap().allocatable.clone();
+
+        let mut capacity_only = node(Some("4"), None);
+        assert!(default_node_allocatable(&mut capacity_only));
+        assert_eq!(allocatable(&capacity_only), Some(list("4")));
+
+        let mut both = node(Some("4"), Some(list("3500m")));
+        assert!(!default_node_allocatable(&mut both));
+        assert_eq!(allocatable(&both), Some(list("3500m")));
+
+        let mut explicitly_empty = node(Some("4"), Some(BTreeMap::new()));
+        assert!(!default_node_allocatable(&mut explicitly_empty));
+        assert_eq!(allocatable(&explicitly_empty), Some(BTreeMap::new()));
+
+        let mut neither = node(None, None);
+        assert!(!default_node_allocatable(&mut neither));
+        assert_eq!(allocatable(&neither), None);
+        let mut no_status = Node::default();
+        assert!(!default_node_allocatable(&mut no_status));
+        assert!(no_status.status.is_none());
+    }
+
+    #[test]
+    fn loaded_node_without_allocatable_uses_capacity() {
+        let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {capacity: {cpu: \"2\", pods: \"110\"}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\nstatus: {capacity: {cpu: lots}}\n";
+        let loaded = crate::load(
+            &[crate::Source {
+                name: "nodes.yaml".into(),
+                text: text.into(),
+            }],
+            &crate::LoadOptions::default(),
+        );
+        assert_eq!(loaded.cluster.nodes.len(), 1);
+        assert_eq!(loaded.cluster.nodes[0].allocatable["cpu"], 2000);
+        assert_eq!(loaded.cluster.nodes[0].allocatable["pods"], 110);
+        // A bad quantity copied from capacity is reported where it was written.
+        assert_eq!(loaded.errors.len(), 1);
+        assert_eq!(
+            loaded.errors[0].path.as_deref(),
+            Some("status.capacity.cpu"),
+            "{}",
+            loaded.errors[0]
+        );
     }
 
     #[test]

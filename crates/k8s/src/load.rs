@@ -313,8 +313,14 @@ impl<'o> Loader<'o> {
         let default_namespace = self.options.default_namespace.clone();
         match kind {
             "Node" => {
-                let node: core_api::Node = typed(place, value)?;
-                let node = convert_node(&node).map_err(|e| place.convert_error(e))?;
+                let mut node: core_api::Node = typed(place, value)?;
+                let defaulted = admission::default_node_allocatable(&mut node);
+                let node = convert_node(&node).map_err(|mut e| {
+                    if defaulted && e.path.starts_with("status.allocatable") {
+                        e.path = e.path.replacen("status.allocatable", "status.capacity", 1);
+                    }
+                    place.convert_error(e)
+                })?;
                 self.loaded.cluster.nodes.push(node);
             }
             "Pod" => self.add_pod(place, typed(place, value)?)?,

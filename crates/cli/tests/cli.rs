@@ -1,0 +1,355 @@
+//! End-to-end tests of the `spreadlab` binary on the seed scenarios (`tests/scenarios/`), whose
+//! `expected.jsonl` holds what the real kube-scheduler decided (recorded with the Go oracle by
+//! `scripts/record-scenarios.sh`), and on bad input.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const EXIT_PLACED: i32 = 0;
+const EXIT_PENDING: i32 = 1;
+const EXIT_INPUT_ERROR: i32 = 3;
+
+fn spreadlab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spreadlab"))
+}
+
+fn scenarios_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios")
+}
+
+/// Every scenario folder with a recorded `expected.jsonl`, sorted.
+fn scenarios() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(scenarios_root())
+        .expect("tests/scenarios")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("cluster.yaml").is_file() && p.join("workload.yaml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no scenarios under tests/scenarios");
+    for dir in &dirs {
+        assert!(
+            dir.join("expected.jsonl").is_file(),
+            "{}: no expected.jsonl; run scripts/record-scenarios.sh",
+            dir.display()
+        );
+    }
+    dirs
+}
+
+/// The oracle's lines for a scenario.
+fn expected(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("expected.jsonl"))
+        .expect("expected.jsonl")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("expected.jsonl line"))
+        .collect()
+}
+
+fn simulate(args: &[&str]) -> Output {
+    spreadlab()
+        .arg("simulate")
+        .args(args)
+        .output()
+        .expect("run spreadlab")
+}
+
+fn simulate_scenario(dir: &Path, format: &str) -> Output {
+    spreadlab()
+        .arg("simulate")
+        .arg(dir.join("cluster.yaml"))
+        .arg(dir.join("workload.yaml"))
+        .args(["-o", format])
+        .output()
+        .expect("run spreadlab")
+}
+
+fn name(dir: &Path) -> String {
+    dir.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn is_pending(line: &Value) -> bool {
+    line["node"].is_null()
+}
+
+#[test]
+fn json_report_matches_the_real_scheduler() {
+    let mut problems = Vec::new();
+    for dir in scenarios() {
+        let scenario = name(&dir);
+        let oracle = expected(&dir);
+        let output = simulate_scenario(&dir, "json");
+        let want_code = if oracle.iter().any(is_pending) {
+            EXIT_PENDING
+        } else {
+            EXIT_PLACED
+        };
+        if output.status.code() != Some(want_code) {
+            problems.push(format!(
+                "{scenario}: exit code {:?}, want {want_code}; stderr: {}",
+                output.status.code(),
+                text(&output.stderr)
+            ));
+        }
+        let report: Value = match serde_json::from_slice(&output.stdout) {
+            Ok(report) => report,
+            Err(error) => {
+                problems.push(format!("{scenario}: stdout is not JSON: {error}"));
+                continue;
+            }
+        };
+        let Some(pods) = report["pods"].as_array() else {
+            problems.push(format!("{scenario}: no top-level `pods` array"));
+            continue;
+        };
+        if pods.len() != oracle.len() {
+            problems.push(format!(
+                "{scenario}: {} pods in the report, the oracle scheduled {}",
+                pods.len(),
+                oracle.len()
+            ));
+        }
+        // Scheduling order: the oracle schedules the pods in the order spreadlab does.
+        for (index, (pod, line)) in pods.iter().zip(&oracle).enumerate() {
+            let key = format!(
+                "{}/{}",
+                pod["namespace"].as_str().unwrap_or("?"),
+                pod["name"].as_str().unwrap_or("?")
+            );
+            let at = format!("{scenario}: pods[{index}] {key}");
+            if !pod["namespace"].is_string() || !pod["name"].is_string() {
+                problems.push(format!("{at}: namespace and name must be strings"));
+            }
+            if Some(key.as_str()) != line["pod"].as_str() {
+                problems.push(format!("{at}: the oracle's pod {index} is {}", line["pod"]));
+            }
+            let workload = pod["workload"].as_str().unwrap_or_default();
+            let parts: Vec<&str> = workload.split('/').collect();
+            if parts.len() != 3 || parts[0] != "Deployment" || parts[1] != pod["namespace"] {
+                problems.push(format!(
+                    "{at}: workload {:?} is not Deployment/<ns>/<name>",
+                    pod["workload"]
+                ));
+            }
+            if !(pod["node"].is_string() || pod["node"].is_null()) {
+                problems.push(format!(
+                    "{at}: node {} is not a string or null",
+                    pod["node"]
+                ));
+            }
+            if !pod["tiedNodes"].is_array() {
+                problems.push(format!(
+                    "{at}: tiedNodes {} is not an array",
+                    pod["tiedNodes"]
+                ));
+            }
+            if !(pod["message"].is_string() || pod["message"].is_null()) {
+                problems.push(format!(
+                    "{at}: message {} is not a string or null",
+                    pod["message"]
+                ));
+            }
+            if pod["node"] != line["node"] {
+                problems.push(format!(
+                    "{at}: node {}, the real scheduler {}",
+                    pod["node"], line["node"]
+                ));
+            }
+            if pod["message"] != line["message"] {
+                problems.push(format!(
+                    "{at}: message {}, the real scheduler {}",
+                    pod["message"], line["message"]
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn pending_table_shows_the_message_and_the_reasons_per_node() {
+    let mut pending_scenarios = 0;
+    for dir in scenarios() {
+        let scenario = name(&dir);
+        let oracle = expected(&dir);
+        let pending: Vec<&Value> = oracle.iter().filter(|l| is_pending(l)).collect();
+        if pending.is_empty() {
+            continue;
+        }
+        pending_scenarios += 1;
+        let output = simulate_scenario(&dir, "table");
+        assert_eq!(output.status.code(), Some(EXIT_PENDING), "{scenario}");
+        let table = text(&output.stdout);
+        for line in pending {
+            let pod = line["pod"].as_str().unwrap();
+            let message = line["message"].as_str().unwrap();
+            assert!(
+                table.contains(&format!("Pending {pod}:")),
+                "{scenario}: no section for {pod}:\n{table}"
+            );
+            assert!(
+                table.contains(message),
+                "{scenario}: the full message of {pod} is missing:\n{message}\n---\n{table}"
+            );
+            assert!(
+                table.contains("PLUGIN") && table.contains("REASON") && table.contains("NODES"),
+                "{scenario}: no per-node reason table:\n{table}"
+            );
+            // Every node's rejecting plugin and reasons, as the real scheduler reported them, are in
+            // a row of the reason table (which lists up to six node names per row).
+            let section = table
+                .split(&format!("Pending {pod}:"))
+                .nth(1)
+                .unwrap_or_default()
+                .split("\nPending ")
+                .next()
+                .unwrap_or_default();
+            for (node, status) in line["filter"].as_object().unwrap() {
+                let plugin = status["plugin"].as_str().unwrap_or_default();
+                for reason in status["reasons"].as_array().unwrap() {
+                    let reason = reason.as_str().unwrap();
+                    assert!(
+                        section.lines().any(|row| row.contains(plugin)
+                            && row.contains(reason)
+                            && (row.contains(node.as_str()) || row.contains(" more)"))),
+                        "{scenario}: no row with {node} / {plugin} / {reason}:\n{section}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(pending_scenarios > 0, "no scenario has a Pending pod");
+}
+
+#[test]
+fn json_output_is_deterministic() {
+    for dir in scenarios() {
+        let first = simulate_scenario(&dir, "json");
+        let second = simulate_scenario(&dir, "json");
+        assert!(!first.stdout.is_empty(), "{}", dir.display());
+        assert_eq!(first.stdout, second.stdout, "{}", dir.display());
+    }
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let dir = scenarios().into_iter().next().unwrap();
+    let from_files = simulate_scenario(&dir, "json");
+    let mut child = spreadlab()
+        .arg("simulate")
+        .arg(dir.join("cluster.yaml"))
+        .args(["-", "-o", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run spreadlab");
+    let workload = std::fs::read(dir.join("workload.yaml")).unwrap();
+    child.stdin.take().unwrap().write_all(&workload).unwrap();
+    let from_stdin = child.wait_with_output().unwrap();
+    assert_eq!(
+        from_stdin.status.code(),
+        from_files.status.code(),
+        "{}",
+        text(&from_stdin.stderr)
+    );
+    let pods = |output: &Output| -> Value {
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["pods"].clone()
+    };
+    assert_eq!(pods(&from_stdin), pods(&from_files));
+}
+
+/// A temporary file removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, contents: &str) -> TempFile {
+        let dir = std::env::temp_dir().join(format!("spreadlab-cli-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, contents).unwrap();
+        TempFile(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn yaml_syntax_error_names_file_document_and_line_column() {
+    // Document 1 (0-based): `labels` is indented by one space, line 9, column 2.
+    let file = TempFile::new(
+        "broken.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b\n labels: x\n",
+    );
+    let output = simulate(&[file.path()]);
+    assert_eq!(output.status.code(), Some(EXIT_INPUT_ERROR));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(&format!("{}:9:2: document 1", file.path())),
+        "stderr: {stderr}"
+    );
+}
+
+#[test]
+fn unknown_kind_is_a_warning_and_the_rest_still_works() {
+    let dir = scenarios()
+        .into_iter()
+        .find(|d| !expected(d).iter().any(is_pending))
+        .expect("a scenario without Pending pods");
+    let extra = TempFile::new(
+        "widget.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nspec: {size: 3}\n",
+    );
+    let output = spreadlab()
+        .arg("simulate")
+        .arg(dir.join("cluster.yaml"))
+        .arg(dir.join("workload.yaml"))
+        .arg(extra.path())
+        .args(["-o", "json"])
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(EXIT_PLACED), "stderr: {stderr}");
+    assert!(
+        stderr.contains("warning:") && stderr.contains("Widget"),
+        "stderr: {stderr}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let nodes: Vec<&Value> = report["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["node"])
+        .collect();
+    let oracle = expected(&dir);
+    let want: Vec<&Value> = oracle.iter().map(|l| &l["node"]).collect();
+    assert_eq!(nodes, want);
+}
+
+#[test]
+fn missing_file_is_an_input_error() {
+    let missing = scenarios_root().join("no-such-scenario/cluster.yaml");
+    let output = simulate(&[missing.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(EXIT_INPUT_ERROR));
+    assert!(
+        text(&output.stderr).contains("no-such-scenario/cluster.yaml"),
+        "stderr: {}",
+        text(&output.stderr)
+    );
+}

@@ -1,0 +1,715 @@
+//! The seed scenarios under `tests/scenarios/<name>/` (`cluster.yaml` + `workload.yaml`), judged by
+//! the real kube-scheduler.
+//!
+//! - [`oracle_input`] builds `oracle-input.yaml`: the scenario as the Go oracle (`tests/oracle`)
+//!   reads it, a faithful copy of what spreadlab schedules;
+//! - `scripts/record-scenarios.sh` runs the oracle on it and stores `expected.jsonl`;
+//! - [`compare`] checks the engine's decisions against `expected.jsonl`, pod by pod.
+//!
+//! # How the oracle input is built (and why it is faithful)
+//!
+//! `objects` are the cluster's original objects exactly as written in the scenario files (every
+//! object that is not a workload, `List` items flattened), in file order, so the oracle sees the
+//! same nodes in the same order. The oracle applies the real API-server defaulting to them.
+//!
+//! Added to `objects`: for each Deployment, the ReplicaSet its controller would create
+//! (`<name>-<pod-template-hash>`, selector and template labels with `pod-template-hash`), because
+//! spreadlab puts that ReplicaSet in the cluster too and PodTopologySpread's system default
+//! constraints find a pod's selector through it (`helper.DefaultSelector`).
+//!
+//! `schedule` holds the concrete pods spreadlab schedules (the CLI's expansion:
+//! [`Workload::pods_to_create`] per workload in reading order, then the scheduling queue's order,
+//! [`scheduler::queue_order`]). Each pod is the Deployment's pod template **as written** (JSON),
+//! with what the controller and the API server add, taken from spreadlab's pod:
+//! `metadata.name`, `namespace`, `labels` (with `pod-template-hash`), a controller
+//! `ownerReferences` entry, and the DefaultTolerationSeconds tolerations (that admission plugin is
+//! not emulated by the oracle; `tolerationSeconds: 300`). Defaulting the oracle does itself
+//! (requests from limits, `schedulerName`, Priority admission) is left to it, so a spreadlab
+//! defaulting bug shows up as a disagreement. The template is used rather than a serializer of
+//! the engine's pod, which would hide such bugs and drop fields the engine does not model.
+//!
+//! As a guard, [`oracle_input`] converts every schedule pod back through `spreadlab_k8s` and
+//! requires the result to equal the pod spreadlab schedules.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+use spreadlab_engine::framework::Status;
+use spreadlab_engine::model::{Pod, TaintEffect, TolerationOperator};
+use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
+use spreadlab_k8s::{LoadOptions, Loaded, Source, Workload, WorkloadKind};
+
+/// The plugin the oracle scores (0 on every node) that spreadlab does not model.
+pub const UNMODELLED_SCORE_PLUGIN: &str = "DynamicResources";
+
+/// `tests/scenarios`.
+pub fn scenarios_root() -> PathBuf {
+    crate::upstream::fixtures_root().join("scenarios")
+}
+
+/// Every folder under `tests/scenarios` with a `cluster.yaml` and a `workload.yaml`, sorted.
+pub fn scenario_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(scenarios_root())
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("cluster.yaml").is_file() && p.join("workload.yaml").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+/// One scenario, loaded as the CLI loads it.
+#[derive(Debug)]
+pub struct Scenario {
+    /// The folder name.
+    pub name: String,
+    /// The folder.
+    pub dir: PathBuf,
+    /// The scenario files, in the order given to the loader: `cluster.yaml`, `workload.yaml`.
+    pub sources: Vec<Source>,
+    /// The load.
+    pub loaded: Loaded,
+    /// The pods to schedule, in scheduling order.
+    pub pods: Vec<Pod>,
+    /// For each pod, the index of its workload in `loaded.workloads`.
+    pub workload_of: Vec<usize>,
+}
+
+/// Loads `dir/cluster.yaml` and `dir/workload.yaml` with `spreadlab_k8s::load` and expands the
+/// workloads into pods as `spreadlab simulate` does (then in the scheduling queue's order, which
+/// the engine would apply anyway). Input errors are an `Err`.
+pub fn load_scenario(dir: &Path) -> Result<Scenario, String> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut sources = Vec::new();
+    for file in ["cluster.yaml", "workload.yaml"] {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        sources.push(Source {
+            name: file.to_owned(),
+            text,
+        });
+    }
+    let loaded = spreadlab_k8s::load(&sources, &LoadOptions::default());
+    if !loaded.errors.is_empty() {
+        let errors: Vec<String> = loaded.errors.iter().map(|e| e.to_string()).collect();
+        return Err(format!("{name}: input errors:\n  {}", errors.join("\n  ")));
+    }
+    let mut pods = Vec::new();
+    let mut workload_of = Vec::new();
+    for (index, workload) in loaded.workloads.iter().enumerate() {
+        for pod in workload.pods_to_create(&loaded.cluster) {
+            pods.push(pod);
+            workload_of.push(index);
+        }
+    }
+    let order = scheduler::queue_order(&pods);
+    let pods = order.iter().map(|i| pods[*i].clone()).collect();
+    let workload_of = order.iter().map(|i| workload_of[*i]).collect();
+    Ok(Scenario {
+        name,
+        dir: dir.to_path_buf(),
+        sources,
+        loaded,
+        pods,
+        workload_of,
+    })
+}
+
+/// Schedules the scenario's pods with the engine, keeping every per-node detail.
+pub fn run_engine(scenario: &Scenario) -> Vec<PodDecision> {
+    let options = Options {
+        detail: Detail::All,
+        ..Options::default()
+    };
+    scheduler::simulate(&scenario.loaded.cluster, &scenario.pods, &options).decisions
+}
+
+// ---------------------------------------------------------------------------------------------
+// Oracle input
+// ---------------------------------------------------------------------------------------------
+
+/// The documents of a YAML (or JSON) text, `List`s flattened into their items, nulls dropped.
+fn raw_objects(source: &Source) -> Result<Vec<Value>, String> {
+    let documents: Vec<Value> = serde_saphyr::from_str_multiple(&source.text)
+        .map_err(|e| format!("{}: invalid YAML: {e}", source.name))?;
+    let mut objects = Vec::new();
+    let mut stack: Vec<Value> = documents.into_iter().rev().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Null => {}
+            Value::Array(items) => stack.extend(items.into_iter().rev()),
+            Value::Object(mut map) => {
+                let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
+                if let Some(item_kind) = kind.strip_suffix("List") {
+                    let item_kind = item_kind.to_owned();
+                    let api_version = map.get("apiVersion").cloned();
+                    let items = match map.remove("items") {
+                        Some(Value::Array(items)) => items,
+                        _ => Vec::new(),
+                    };
+                    for mut item in items.into_iter().rev() {
+                        if let Some(item) = item.as_object_mut()
+                            && !item_kind.is_empty()
+                            && !item.contains_key("kind")
+                        {
+                            item.insert("kind".into(), Value::String(item_kind.clone()));
+                            if let Some(api_version) = &api_version {
+                                item.entry("apiVersion").or_insert(api_version.clone());
+                            }
+                        }
+                        stack.push(item);
+                    }
+                } else {
+                    objects.push(Value::Object(map));
+                }
+            }
+            other => return Err(format!("{}: not an object: {other}", source.name)),
+        }
+    }
+    Ok(objects)
+}
+
+fn namespace_of(object: &Value) -> &str {
+    object["metadata"]["namespace"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .unwrap_or("default")
+}
+
+/// Whether the loader reads this object as a workload (something to place).
+fn is_workload(object: &Value) -> bool {
+    match object["kind"].as_str().unwrap_or_default() {
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "Job" => true,
+        "Pod" => object["spec"]["nodeName"]
+            .as_str()
+            .is_none_or(str::is_empty),
+        _ => false,
+    }
+}
+
+/// Builds the oracle's scenario (see the module documentation). Only Deployments are supported as
+/// workloads; anything else is an `Err`, as is a schedule pod that does not convert back to the pod
+/// spreadlab schedules.
+pub fn oracle_input(scenario: &Scenario) -> Result<Value, String> {
+    let mut raw = Vec::new();
+    for source in &scenario.sources {
+        raw.extend(raw_objects(source)?);
+    }
+    let (workloads, mut objects): (Vec<Value>, Vec<Value>) = raw.into_iter().partition(is_workload);
+    let deployment_of = |workload: &Workload| -> Result<&Value, String> {
+        if workload.kind != WorkloadKind::Deployment {
+            return Err(format!(
+                "{}: {} is a {}; only Deployments are recorded",
+                scenario.name,
+                workload.key(),
+                workload.kind
+            ));
+        }
+        workloads
+            .iter()
+            .find(|w| {
+                w["kind"] == "Deployment"
+                    && w["metadata"]["name"] == workload.name.as_str()
+                    && namespace_of(w) == workload.namespace
+            })
+            .ok_or_else(|| {
+                format!(
+                    "{}: {} not found in the files",
+                    scenario.name,
+                    workload.key()
+                )
+            })
+    };
+    for workload in &scenario.loaded.workloads {
+        objects.push(replica_set(workload, deployment_of(workload)?)?);
+    }
+    let mut schedule = Vec::new();
+    for (pod, &index) in scenario.pods.iter().zip(&scenario.workload_of) {
+        let workload = &scenario.loaded.workloads[index];
+        let value = schedule_pod(pod, workload, deployment_of(workload)?)?;
+        check_round_trip(&value, pod)?;
+        schedule.push(value);
+    }
+    Ok(json!({
+        "name": format!(
+            "{}: generated from cluster.yaml and workload.yaml by `record-scenarios` (crates/conformance); do not edit",
+            scenario.name
+        ),
+        "objects": objects,
+        "schedule": schedule,
+    }))
+}
+
+/// `oracle-input.yaml`'s text: a comment, then the scenario as pretty JSON (JSON is YAML).
+pub fn render_oracle_input(input: &Value) -> String {
+    let json = serde_json::to_string_pretty(input).unwrap_or_default();
+    format!(
+        "# Generated by `cargo run -p spreadlab-conformance --bin record-scenarios`; do not edit.\n\
+         # The scenario as the Go oracle (tests/oracle) reads it, written as JSON (a subset of YAML).\n\
+         {json}\n"
+    )
+}
+
+fn labels_json(pod: &Pod) -> Value {
+    Value::Object(
+        pod.labels
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect(),
+    )
+}
+
+/// The ReplicaSet the Deployment controller creates for `workload`.
+fn replica_set(workload: &Workload, deployment: &Value) -> Result<Value, String> {
+    let pod = workload
+        .pods_to_create(&spreadlab_engine::model::Cluster::default())
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| workload.template.clone());
+    let owner = pod
+        .owner
+        .as_ref()
+        .ok_or_else(|| format!("{}: its pods have no owner", workload.key()))?;
+    let hash = pod
+        .labels
+        .get("pod-template-hash")
+        .cloned()
+        .ok_or_else(|| format!("{}: no pod-template-hash", workload.key()))?;
+    let spec = &deployment["spec"];
+    let mut selector = spec["selector"].clone();
+    let selector_map = selector
+        .as_object_mut()
+        .ok_or_else(|| format!("{}: spec.selector is not a mapping", workload.key()))?;
+    let match_labels = selector_map
+        .entry("matchLabels")
+        .or_insert_with(|| json!({}));
+    match_labels
+        .as_object_mut()
+        .ok_or_else(|| format!("{}: matchLabels is not a mapping", workload.key()))?
+        .insert("pod-template-hash".into(), Value::String(hash));
+    let mut template = spec["template"].clone();
+    template["metadata"]["labels"] = labels_json(&pod);
+    Ok(json!({
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": owner.name,
+            "namespace": workload.namespace,
+            "labels": labels_json(&pod),
+            "ownerReferences": [{
+                "apiVersion": "apps/v1", "kind": "Deployment", "name": workload.name,
+                "uid": format!("Deployment/{}/{}", workload.namespace, workload.name),
+                "controller": true, "blockOwnerDeletion": true,
+            }],
+        },
+        "spec": {
+            "replicas": workload.replicas,
+            "selector": selector,
+            "template": template,
+        },
+    }))
+}
+
+/// One pod to schedule: the template as written plus what controller and admission add.
+fn schedule_pod(pod: &Pod, workload: &Workload, deployment: &Value) -> Result<Value, String> {
+    let template = &deployment["spec"]["template"];
+    let mut metadata = template["metadata"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    metadata.insert("name".into(), Value::String(pod.name.clone()));
+    metadata.insert("namespace".into(), Value::String(pod.namespace.clone()));
+    metadata.insert("labels".into(), labels_json(pod));
+    if let Some(owner) = &pod.owner {
+        metadata.insert(
+            "ownerReferences".into(),
+            json!([{
+                "apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name,
+                "uid": format!("{}/{}/{}", owner.kind, pod.namespace, owner.name),
+                "controller": true, "blockOwnerDeletion": true,
+            }]),
+        );
+    }
+    let mut spec: Map<String, Value> = template["spec"].as_object().cloned().unwrap_or_default();
+    if spec
+        .get("nodeName")
+        .and_then(Value::as_str)
+        .is_some_and(|n| !n.is_empty())
+    {
+        return Err(format!("{}: the template sets nodeName", workload.key()));
+    }
+    // DefaultTolerationSeconds: the tolerations spreadlab's admission appended.
+    let written = spec
+        .get("tolerations")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if pod.tolerations.len() > written {
+        let mut tolerations = spec
+            .get("tolerations")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for toleration in &pod.tolerations[written..] {
+            if toleration.operator != TolerationOperator::Exists
+                || toleration.effect != Some(TaintEffect::NoExecute)
+            {
+                return Err(format!(
+                    "{}: unexpected admitted toleration {toleration:?}",
+                    pod.key()
+                ));
+            }
+            tolerations.push(json!({
+                "key": toleration.key, "operator": "Exists", "effect": "NoExecute",
+                "tolerationSeconds": 300,
+            }));
+        }
+        spec.insert("tolerations".into(), Value::Array(tolerations));
+    }
+    Ok(json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": metadata,
+        "spec": spec,
+    }))
+}
+
+/// Converts a schedule pod back through `spreadlab_k8s` (with the API server's admission) and
+/// requires it to equal the pod spreadlab schedules.
+fn check_round_trip(value: &Value, pod: &Pod) -> Result<(), String> {
+    let typed: k8s_openapi::api::core::v1::Pod = serde_json::from_value(value.clone())
+        .map_err(|e| format!("{}: schedule pod does not parse: {e}", pod.key()))?;
+    let mut converted = spreadlab_k8s::convert_pod(&typed, "default")
+        .map_err(|e| format!("{}: schedule pod does not convert: {e}", pod.key()))?;
+    spreadlab_k8s::admit_pod(&mut converted);
+    // Resolved from the PriorityClasses by both sides' Priority admission.
+    converted.priority = pod.priority;
+    converted.preemption_policy = pod.preemption_policy;
+    if converted != *pod {
+        return Err(format!(
+            "{}: the oracle's pod would differ from spreadlab's:\n  oracle: {converted:?}\n  spreadlab: {pod:?}",
+            pod.key()
+        ));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expected output and comparison
+// ---------------------------------------------------------------------------------------------
+
+/// Reads `expected.jsonl`: one JSON object per line.
+pub fn parse_jsonl(text: &str) -> Result<Vec<Value>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            serde_json::from_str(line).map_err(|e| format!("line {}: {e}", index + 1))
+        })
+        .collect()
+}
+
+/// `Insufficient <resource>` for a resource NodeResourcesFit checks after the fixed ones (pods,
+/// cpu, memory, ephemeral-storage): upstream iterates the pod's scalar resources over a Go map,
+/// so their relative order is random.
+fn is_scalar_insufficient(reason: &str) -> bool {
+    reason
+        .strip_prefix("Insufficient ")
+        .is_some_and(|resource| {
+            !matches!(resource, "pods" | "cpu" | "memory" | "ephemeral-storage")
+        })
+}
+
+/// Reasons with the Go-map-ordered ones (several `Insufficient <scalar>`) sorted among their
+/// positions; every other reason keeps its place.
+pub fn normalize_reasons(reasons: &[String]) -> Vec<String> {
+    let mut scalars: Vec<&String> = reasons
+        .iter()
+        .filter(|r| is_scalar_insufficient(r))
+        .collect();
+    scalars.sort();
+    let mut scalars = scalars.into_iter();
+    reasons
+        .iter()
+        .map(|r| {
+            if is_scalar_insufficient(r) {
+                scalars.next().cloned().unwrap_or_default()
+            } else {
+                r.clone()
+            }
+        })
+        .collect()
+}
+
+/// The oracle's output with Go-map-ordered reasons normalized (for comparing two oracle runs).
+pub fn normalize_oracle_line(line: &Value) -> Value {
+    let mut line = line.clone();
+    let normalize = |status: &mut Value| {
+        if let Some(reasons) = status.get_mut("reasons") {
+            let strings: Vec<String> = reasons
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|r| r.as_str().unwrap_or_default().to_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            *reasons = json!(normalize_reasons(&strings));
+        }
+    };
+    if let Some(filter) = line.get_mut("filter").and_then(Value::as_object_mut) {
+        filter.values_mut().for_each(normalize);
+    }
+    for key in ["preFilter", "postFilter"] {
+        if let Some(status) = line.get_mut(key) {
+            normalize(status);
+        }
+    }
+    line
+}
+
+/// The paths where two JSON values differ (`path: left, right`), for readable failure messages.
+pub fn json_differences(path: &str, left: &Value, right: &Value) -> Vec<String> {
+    match (left, right) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            keys.into_iter()
+                .flat_map(|k| {
+                    json_differences(
+                        &format!("{path}.{k}"),
+                        a.get(k).unwrap_or(&Value::Null),
+                        b.get(k).unwrap_or(&Value::Null),
+                    )
+                })
+                .collect()
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .flat_map(|(i, (x, y))| json_differences(&format!("{path}[{i}]"), x, y))
+            .collect(),
+        _ if left == right => Vec::new(),
+        _ => vec![format!("{path}: {left} vs {right}")],
+    }
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|v| v.as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn opt_str(value: &Value) -> Option<String> {
+    value.as_str().map(str::to_owned)
+}
+
+/// What the comparison covered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Pods compared.
+    pub pods: usize,
+    /// Per-node filter verdicts compared.
+    pub filter_verdicts: usize,
+    /// Per-node, per-plugin weighted scores compared.
+    pub scores: usize,
+}
+
+/// Compares the engine's decisions with the oracle's lines, pod by pod. Returns every mismatch,
+/// one line each (`<scenario>: <pod>: <field>: spreadlab <x>, oracle <y>`), and what was compared.
+pub fn compare(
+    scenario: &str,
+    decisions: &[PodDecision],
+    expected: &[Value],
+) -> (Vec<String>, Coverage) {
+    let mut problems = Vec::new();
+    let mut coverage = Coverage::default();
+    if decisions.len() != expected.len() {
+        problems.push(format!(
+            "{scenario}: pods: spreadlab schedules {}, oracle {}",
+            decisions.len(),
+            expected.len()
+        ));
+    }
+    for (decision, oracle) in decisions.iter().zip(expected) {
+        let key = format!("{}/{}", decision.namespace, decision.name);
+        let mut mismatch = |field: &str, ours: String, theirs: String| {
+            if ours != theirs {
+                problems.push(format!(
+                    "{scenario}: {key}: {field}: spreadlab {ours}, oracle {theirs}"
+                ));
+            }
+        };
+        coverage.pods += 1;
+        mismatch(
+            "pod",
+            format!("{key:?}"),
+            format!("{:?}", oracle["pod"].as_str().unwrap_or_default()),
+        );
+        for field in ["error", "crossCheck", "preEnqueue"] {
+            if let Some(value) = oracle.get(field) {
+                mismatch(field, "absent".into(), value.to_string());
+            }
+        }
+        // Node: the oracle binds the first top-scored node in node input order, as spreadlab does.
+        mismatch(
+            "node",
+            format!("{:?}", decision.node),
+            format!("{:?}", opt_str(&oracle["node"])),
+        );
+        let ours: BTreeSet<String> = decision.tied_nodes.iter().cloned().collect();
+        let theirs: BTreeSet<String> = strings(&oracle["topNodes"]).into_iter().collect();
+        mismatch("topNodes", format!("{ours:?}"), format!("{theirs:?}"));
+        mismatch(
+            "message",
+            format!("{:?}", decision.message),
+            format!("{:?}", opt_str(&oracle["message"])),
+        );
+        let preemption = decision.preemption.as_ref();
+        mismatch(
+            "nominatedNode",
+            format!("{:?}", preemption.map(|p| p.nominated_node.clone())),
+            format!("{:?}", opt_str(&oracle["nominatedNode"])),
+        );
+        let victims: BTreeSet<String> = preemption
+            .map(|p| p.victims.iter().cloned().collect())
+            .unwrap_or_default();
+        let oracle_victims: BTreeSet<String> = strings(&oracle["victims"]).into_iter().collect();
+        mismatch(
+            "victims",
+            format!("{victims:?}"),
+            format!("{oracle_victims:?}"),
+        );
+        let Some(explanation) = &decision.explanation else {
+            mismatch("explanation", "none".into(), "per-node detail".into());
+            continue;
+        };
+        // A pod placed through preemption was filtered again on the nominated node only; its
+        // explanation is the first attempt's and the oracle's `filter` too.
+        let empty = Map::new();
+        let filters = oracle["filter"].as_object().unwrap_or(&empty);
+        let ours: BTreeSet<&str> = explanation.nodes.iter().map(|n| n.node.as_str()).collect();
+        let theirs: BTreeSet<&str> = filters.keys().map(String::as_str).collect();
+        mismatch("filter nodes", format!("{ours:?}"), format!("{theirs:?}"));
+        let scores = oracle["scores"].as_object().unwrap_or(&empty);
+        for verdict in &explanation.nodes {
+            let node = verdict.node.as_str();
+            if let Some(status) = filters.get(node) {
+                coverage.filter_verdicts += 1;
+                let (code, plugin, reasons) = status_parts(&verdict.filter);
+                mismatch(
+                    &format!("filter[{node}].code"),
+                    code,
+                    status["code"].as_str().unwrap_or_default().to_owned(),
+                );
+                mismatch(
+                    &format!("filter[{node}].plugin"),
+                    plugin,
+                    status["plugin"].as_str().unwrap_or_default().to_owned(),
+                );
+                mismatch(
+                    &format!("filter[{node}].reasons"),
+                    format!("{:?}", normalize_reasons(&reasons)),
+                    format!("{:?}", normalize_reasons(&strings(&status["reasons"]))),
+                );
+            }
+            // Scores: spreadlab does not model DynamicResources, which the oracle scores 0 on
+            // every node; it is left out of the comparison (and adds nothing to the totals).
+            let oracle_scores: BTreeMap<&str, i64> = scores
+                .get(node)
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .filter(|(plugin, _)| plugin.as_str() != UNMODELLED_SCORE_PLUGIN)
+                        .map(|(plugin, score)| {
+                            (plugin.as_str(), score.as_i64().unwrap_or(i64::MIN))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let our_scores: BTreeMap<&str, i64> = verdict
+                .scores
+                .iter()
+                .map(|s| (s.plugin.as_str(), s.weighted))
+                .collect();
+            let scored_here = scores.contains_key(node);
+            mismatch(
+                &format!("scored[{node}]"),
+                verdict.total.is_some().to_string(),
+                scored_here.to_string(),
+            );
+            if verdict.total.is_some() && scored_here {
+                for plugin in our_scores
+                    .keys()
+                    .chain(oracle_scores.keys())
+                    .collect::<BTreeSet<_>>()
+                {
+                    coverage.scores += 1;
+                    mismatch(
+                        &format!("scores[{node}][{plugin}]"),
+                        format!("{:?}", our_scores.get(plugin)),
+                        format!("{:?}", oracle_scores.get(plugin)),
+                    );
+                }
+                mismatch(
+                    &format!("totals[{node}]"),
+                    format!("{:?}", verdict.total),
+                    format!("{:?}", oracle["totals"][node].as_i64()),
+                );
+            }
+        }
+    }
+    (problems, coverage)
+}
+
+fn status_parts(status: &Status) -> (String, String, Vec<String>) {
+    (
+        status.code.as_str().to_owned(),
+        status
+            .plugin
+            .map(|p| p.as_str().to_owned())
+            .unwrap_or_default(),
+        status.reason_strings(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_scalar_insufficient_reasons_are_sorted() {
+        let reasons: Vec<String> = [
+            "Too many pods",
+            "Insufficient cpu",
+            "Insufficient nvidia.com/gpu",
+            "Insufficient example.com/foo",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            normalize_reasons(&reasons),
+            [
+                "Too many pods",
+                "Insufficient cpu",
+                "Insufficient example.com/foo",
+                "Insufficient nvidia.com/gpu",
+            ]
+            .map(String::from)
+            .to_vec()
+        );
+    }
+}
