@@ -606,7 +606,10 @@ mod tests {
         // Best-effort pods with one container: scoring counts 100m cpu and 200Mi memory each.
         let mut pods = vec![pod("p1", &[], None), pod("p2", &[], None)];
         for p in &mut pods {
-            p.containers.push(crate::model::Container { name: "c".into(), ..Default::default() });
+            p.containers.push(crate::model::Container {
+                name: "c".into(),
+                ..Default::default()
+            });
         }
         let options = Options {
             detail: Detail::All,
