@@ -175,7 +175,8 @@ pub struct PodDecision {
     pub tied_nodes: Vec<String>,
     /// How many nodes share the top score.
     pub tied_count: usize,
-    /// The FitError message when Pending.
+    /// The FitError message of the pod's first scheduling cycle when it did not place the pod:
+    /// the pod is Pending, or it was placed after preempting (the FailedScheduling event's text).
     pub message: Option<String>,
     /// Feasible nodes found.
     pub feasible_nodes: usize,
@@ -232,11 +233,11 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
         let fits = pre_filter.status.is_success()
             && run_filter(&options.profile, &state, snapshot, &info, nominated).is_success();
         if fits {
+            // The retry evaluates only the nominated node and binds it without scoring, so no
+            // node is "top-scored"; the message stays the FitError of the preempting cycle, which
+            // is what the pod's FailedScheduling event shows (both checked with the oracle).
             snapshot.bind(info, nominated);
             decision.node = Some(preemption.nominated_node.clone());
-            decision.tied_nodes = alloc::vec![preemption.nominated_node.clone()];
-            decision.tied_count = 1;
-            decision.message = None;
         }
         decision.preemption = Some(preemption);
         return decision;
