@@ -315,6 +315,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 ),
             )
         });
+        let mut cache = crate::framework::runtime::prepare_node_local_cache(profile, snapshot, pod);
         for (node_index, node_status) in statuses.iter_mut().enumerate() {
             let in_result = pre_filter
                 .node_names
@@ -324,13 +325,16 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 *node_status = absent.clone();
                 continue;
             }
-            let status = run_filter(profile, &state, snapshot, pod, node_index);
+            let status = crate::framework::runtime::run_filter_cached(
+                profile, &state, snapshot, pod, node_index, &mut cache,
+            );
             if status.is_success() {
                 feasible.push(node_index);
             } else {
                 *node_status = Some(status);
             }
         }
+        drop(cache);
         if feasible.is_empty() {
             // Nodes with an explicit Filter status; narrowed-out ones count through the absent status.
             diagnosis.node_statuses = statuses
@@ -624,6 +628,84 @@ mod tests {
         assert_eq!(
             simulate(&cluster, &pods, &options).decisions,
             simulation.decisions
+        );
+    }
+
+    /// Reusing node-local results across replicas never changes a decision: two workloads with
+    /// different requests interleave, nodes fill up, and a high-priority pod preempts.
+    #[test]
+    fn node_local_cache_is_exact() {
+        use crate::model::resources::CPU;
+        let nodes = vec![
+            node("a", &[("zone", "z1")]),
+            node("b", &[("zone", "z2")]),
+            node("c", &[("zone", "z1")]),
+        ];
+        // 2,500m of each node's 4,000m is taken by low-priority pods.
+        let filler = |name: &str, on: &str| {
+            let mut p = pod(name, &[("app", "filler")], Some(on));
+            let mut c = crate::model::Container {
+                name: "c".into(),
+                ..Default::default()
+            };
+            c.requests.insert(CPU.into(), 2500);
+            p.containers.push(c);
+            p
+        };
+        let bound = vec![filler("f-a", "a"), filler("f-b", "b"), filler("f-c", "c")];
+        let cluster = Cluster {
+            nodes,
+            pods: bound,
+            ..Cluster::default()
+        };
+        let mut pods = vec::Vec::new();
+        for i in 0..20 {
+            let mut p = pod(
+                &alloc::format!("w{i}"),
+                &[("app", if i % 3 == 0 { "x" } else { "y" })],
+                None,
+            );
+            let mut c = crate::model::Container {
+                name: "c".into(),
+                ..Default::default()
+            };
+            let cpu = if i == 19 {
+                2000
+            } else if i % 3 == 0 {
+                300
+            } else {
+                400
+            };
+            c.requests.insert(CPU.into(), cpu);
+            p.containers.push(c);
+            p.priority = if i == 19 { 100 } else { 0 };
+            pods.push(p);
+        }
+        let options = Options {
+            detail: Detail::All,
+            ..Options::default()
+        };
+        let cached = simulate(&cluster, &pods, &options).decisions;
+        let (mut snapshot, _) = Snapshot::new(&cluster);
+        let fresh: vec::Vec<PodDecision> = queue_order(&pods)
+            .into_iter()
+            .map(|i| {
+                snapshot.clear_node_local_cache();
+                schedule_and_bind(&mut snapshot, &pods[i], &options)
+            })
+            .collect();
+        assert_eq!(cached, fresh);
+        assert!(
+            cached.iter().any(|d| d.node.is_none()),
+            "the test must fill the nodes"
+        );
+        assert!(
+            cached.iter().any(|d| d.preemption.is_some()),
+            "the test must preempt: {:?}",
+            cached
+                .iter()
+                .map(|d| (&d.name, &d.node, &d.message))
+                .collect::<vec::Vec<_>>()
         );
     }
 

@@ -7,11 +7,12 @@ use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::RefMut;
 
 use super::names::PluginName;
 use super::profile::Profile;
 use super::status::{Code, Status};
-use super::types::{PodInfo, Snapshot};
+use super::types::{NodeInfo, PodInfo, Snapshot};
 use crate::plugins::{
     image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources,
     node_unschedulable, pod_topology_spread, taint_toleration,
@@ -42,6 +43,124 @@ pub struct CycleState {
     pub spread: Option<pod_topology_spread::PreFilterState>,
     /// InterPodAffinity's counts.
     pub inter_pod_affinity: Option<inter_pod_affinity::PreFilterState>,
+}
+
+/// Whether a plugin's Filter verdict and raw Score depend only on the pod and the node's own state
+/// (its labels, taints, allocatable and the pods on it), not on other nodes.
+pub fn is_node_local(plugin: PluginName) -> bool {
+    matches!(
+        plugin,
+        PluginName::NodeUnschedulable
+            | PluginName::NodeName
+            | PluginName::TaintToleration
+            | PluginName::NodeAffinity
+            | PluginName::NodePorts
+            | PluginName::NodeResourcesFit
+            | PluginName::NodeResourcesBalancedAllocation
+            | PluginName::ImageLocality
+    )
+}
+
+/// Everything about a pod that node-local plugins read: two pods with equal signatures get the
+/// same node-local verdicts and raw scores on the same node state.
+#[derive(Clone, Debug, PartialEq)]
+struct PodSignature {
+    namespace: String,
+    requests: crate::model::Resource,
+    non_zero: (i64, i64),
+    tolerations: Vec<crate::model::Toleration>,
+    node_selector: crate::model::Labels,
+    node_affinity: Option<crate::model::NodeAffinity>,
+    host_ports: Vec<(String, String, i32)>,
+    node_name: Option<String>,
+    images: Vec<Option<String>>,
+}
+
+impl PodSignature {
+    fn of(pod: &PodInfo) -> PodSignature {
+        let p = &pod.pod;
+        PodSignature {
+            namespace: p.namespace.clone(),
+            requests: pod.requests.clone(),
+            non_zero: (pod.non_zero_milli_cpu, pod.non_zero_memory),
+            tolerations: p.tolerations.clone(),
+            node_selector: p.node_selector.clone(),
+            node_affinity: p.affinity.node_affinity.clone(),
+            host_ports: pod.host_ports.clone(),
+            node_name: p.node_name.clone(),
+            images: p
+                .init_containers
+                .iter()
+                .chain(&p.containers)
+                .map(|c| c.image.clone())
+                .collect(),
+        }
+    }
+}
+
+/// The node-local score plugins, in the order of [`NodeLocalEntry::scores`].
+const NODE_LOCAL_SCORES: [PluginName; 5] = [
+    PluginName::TaintToleration,
+    PluginName::NodeAffinity,
+    PluginName::NodeResourcesFit,
+    PluginName::NodeResourcesBalancedAllocation,
+    PluginName::ImageLocality,
+];
+
+/// One node's cached node-local results.
+#[derive(Clone, Debug, Default)]
+struct NodeLocalEntry {
+    /// The node generation the entry was computed at.
+    generation: u64,
+    /// The node-local Filter prefix: `Some(None)` passed, `Some(Some(status))` failed.
+    filter: Option<Option<Status>>,
+    /// Raw scores of [`NODE_LOCAL_SCORES`].
+    scores: [Option<i64>; 5],
+}
+
+/// Node-local plugin results (filter verdicts and raw scores) for the pod signature last
+/// scheduled, per node, valid while the node's generation is unchanged. Consecutive replicas of a
+/// workload share a signature and a bind changes one node, so almost every node-local result is
+/// reused: the same idea as upstream's OpportunisticBatching, but exact by construction (an entry
+/// is only reused when every input the plugin reads is unchanged).
+#[derive(Clone, Debug, Default)]
+pub struct NodeLocalCache {
+    key: Option<(Profile, PodSignature)>,
+    entries: Vec<NodeLocalEntry>,
+}
+
+impl NodeLocalCache {
+    /// Makes the cache serve `pod` under `profile`, clearing it when the signature changed.
+    fn prepare(&mut self, profile: &Profile, pod: &PodInfo, n_nodes: usize) {
+        let signature = PodSignature::of(pod);
+        let same = self
+            .key
+            .as_ref()
+            .is_some_and(|(p, s)| p == profile && *s == signature);
+        if !same || self.entries.len() != n_nodes {
+            self.key = Some((profile.clone(), signature));
+            self.entries.clear();
+            self.entries.resize(
+                n_nodes,
+                NodeLocalEntry {
+                    generation: u64::MAX,
+                    ..NodeLocalEntry::default()
+                },
+            );
+        }
+    }
+
+    fn entry(&mut self, snapshot: &Snapshot, node_index: usize) -> &mut NodeLocalEntry {
+        let generation = snapshot.node_generation[node_index];
+        let entry = &mut self.entries[node_index];
+        if entry.generation != generation {
+            *entry = NodeLocalEntry {
+                generation,
+                ..NodeLocalEntry::default()
+            };
+        }
+        entry
+    }
 }
 
 /// The outcome of the PreFilter extension point.
@@ -183,7 +302,74 @@ pub fn run_filter(
     pod: &PodInfo,
     node_index: usize,
 ) -> Status {
+    run_filter_where(profile, state, snapshot, pod, node_index, |_| true)
+}
+
+/// Like [`run_filter`], reusing node-local verdicts from `cache` (prepared for this pod by
+/// [`prepare_node_local_cache`]). The result is the same as [`run_filter`]'s.
+pub fn run_filter_cached(
+    profile: &Profile,
+    state: &CycleState,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node_index: usize,
+    cache: &mut NodeLocalCache,
+) -> Status {
+    // Node-local plugins come first in the default profile's Filter order; the cached prefix is
+    // only used when that holds for this profile.
+    let prefix_len = profile
+        .filters
+        .iter()
+        .take_while(|p| is_node_local(**p))
+        .count();
+    let local = {
+        let entry = cache.entry(snapshot, node_index);
+        match &entry.filter {
+            Some(verdict) => verdict.clone(),
+            None => {
+                let prefix = &profile.filters[..prefix_len];
+                let status = run_filter_where(profile, state, snapshot, pod, node_index, |p| {
+                    prefix.contains(&p)
+                });
+                let verdict = (!status.is_success()).then_some(status);
+                entry.filter = Some(verdict.clone());
+                verdict
+            }
+        }
+    };
+    if let Some(status) = local {
+        return status;
+    }
+    let rest = &profile.filters[prefix_len..];
+    run_filter_where(profile, state, snapshot, pod, node_index, |p| {
+        rest.contains(&p)
+    })
+}
+
+/// Prepares the snapshot's node-local cache for `pod` and returns it.
+pub fn prepare_node_local_cache<'a>(
+    profile: &Profile,
+    snapshot: &'a Snapshot,
+    pod: &PodInfo,
+) -> RefMut<'a, NodeLocalCache> {
+    let mut cache = snapshot.node_local_cache.borrow_mut();
+    cache.prepare(profile, pod, snapshot.num_nodes());
+    cache
+}
+
+/// `RunFilterPlugins` over the plugins `include` accepts.
+fn run_filter_where(
+    profile: &Profile,
+    state: &CycleState,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node_index: usize,
+    include: impl Fn(PluginName) -> bool,
+) -> Status {
     for &plugin in &profile.filters {
+        if !include(plugin) {
+            continue;
+        }
         if state.skipped.contains(plugin) {
             continue;
         }
@@ -237,13 +423,14 @@ pub fn run_score(
 ) -> ScoreOutcome {
     let mut plugins = Vec::with_capacity(profile.scores.len());
     let mut totals = alloc::vec![0i64; feasible.len()];
+    let mut cache = prepare_node_local_cache(profile, snapshot, pod);
     for &(plugin, weight) in &profile.scores {
-        let (raw, normalized, error) = match score_plugin(plugin, profile, snapshot, pod, feasible)
-        {
-            Ok(Some((raw, normalized))) => (raw, normalized, None),
-            Ok(None) => (Vec::new(), Vec::new(), None),
-            Err(error) => (Vec::new(), Vec::new(), Some(error)),
-        };
+        let (raw, normalized, error) =
+            match score_plugin(plugin, profile, snapshot, pod, feasible, &mut cache) {
+                Ok(Some((raw, normalized))) => (raw, normalized, None),
+                Ok(None) => (Vec::new(), Vec::new(), None),
+                Err(error) => (Vec::new(), Vec::new(), Some(error)),
+            };
         for (total, score) in totals.iter_mut().zip(&normalized) {
             *total += score * weight;
         }
@@ -273,14 +460,27 @@ fn score_plugin(
     snapshot: &Snapshot,
     pod: &PodInfo,
     feasible: &[usize],
+    cache: &mut NodeLocalCache,
 ) -> Result<Option<Scored>, String> {
     let nodes = || feasible.iter().map(|&i| (i, &snapshot.nodes[i]));
+    // Raw scores of a node-local plugin, reused from the cache where the node is unchanged.
+    let mut local = |plugin: PluginName, score: &dyn Fn(&NodeInfo) -> i64| -> Vec<i64> {
+        let slot = NODE_LOCAL_SCORES
+            .iter()
+            .position(|p| *p == plugin)
+            .expect("a node-local score plugin");
+        feasible
+            .iter()
+            .map(|&i| {
+                let entry = cache.entry(snapshot, i);
+                *entry.scores[slot].get_or_insert_with(|| score(&snapshot.nodes[i]))
+            })
+            .collect()
+    };
     let (raw, normalized) = match plugin {
         PluginName::TaintToleration => {
             let state = taint_toleration::pre_score(pod);
-            let raw: Vec<i64> = nodes()
-                .map(|(_, n)| taint_toleration::score(&state, n))
-                .collect();
+            let raw = local(plugin, &|n| taint_toleration::score(&state, n));
             let mut normalized = raw.clone();
             taint_toleration::normalize_score(&mut normalized);
             (raw, normalized)
@@ -289,18 +489,16 @@ fn score_plugin(
             let Some(state) = node_affinity::pre_score(&profile.node_affinity, pod)? else {
                 return Ok(None);
             };
-            let raw: Vec<i64> = nodes()
-                .map(|(_, n)| node_affinity::score(&state, n))
-                .collect();
+            let raw = local(plugin, &|n| node_affinity::score(&state, n));
             let mut normalized = raw.clone();
             node_affinity::normalize_score(&mut normalized);
             (raw, normalized)
         }
         PluginName::NodeResourcesFit => {
             let requests = node_resources::fit_pre_score(&profile.fit, pod);
-            let raw: Vec<i64> = nodes()
-                .map(|(_, n)| node_resources::fit_score(&profile.fit, &requests, n))
-                .collect();
+            let raw = local(plugin, &|n| {
+                node_resources::fit_score(&profile.fit, &requests, n)
+            });
             (raw.clone(), raw)
         }
         PluginName::PodTopologySpread => {
@@ -339,17 +537,13 @@ fn score_plugin(
             else {
                 return Ok(None);
             };
-            let raw: Vec<i64> = nodes()
-                .map(|(_, n)| {
-                    node_resources::balanced_score(&profile.balanced_allocation, &requests, n)
-                })
-                .collect();
+            let raw = local(plugin, &|n| {
+                node_resources::balanced_score(&profile.balanced_allocation, &requests, n)
+            });
             (raw.clone(), raw)
         }
         PluginName::ImageLocality => {
-            let raw: Vec<i64> = nodes()
-                .map(|(_, n)| image_locality::score(snapshot, pod, n))
-                .collect();
+            let raw = local(plugin, &|n| image_locality::score(snapshot, pod, n));
             (raw.clone(), raw)
         }
         _ => return Ok(None),

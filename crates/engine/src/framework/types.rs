@@ -364,6 +364,10 @@ pub struct Snapshot {
     match_counts: RefCell<BTreeMap<String, BTreeMap<Selector, Vec<u32>>>>,
     /// Topology indexes by key, built on first use (node labels do not change during a simulation).
     topology_indexes: RefCell<BTreeMap<String, Rc<TopologyIndex>>>,
+    /// Per node: bumped whenever a pod arrives on or leaves the node.
+    pub node_generation: Vec<u64>,
+    /// Node-local plugin results for the pod signature last scheduled (see `runtime::NodeLocalCache`).
+    pub(crate) node_local_cache: RefCell<super::runtime::NodeLocalCache>,
 }
 
 /// The values of one topology key across the nodes, resolved once per snapshot: plugins work with
@@ -435,6 +439,8 @@ impl Snapshot {
             n_nodes_with_required_anti_affinity_pods: 0,
             match_counts: RefCell::new(BTreeMap::new()),
             topology_indexes: RefCell::new(BTreeMap::new()),
+            node_generation: Vec::with_capacity(cluster.nodes.len()),
+            node_local_cache: RefCell::new(super::runtime::NodeLocalCache::default()),
         };
         for node in &cluster.nodes {
             snapshot.add_node(node.clone());
@@ -474,6 +480,7 @@ impl Snapshot {
         }
         self.node_index.insert(node.name.clone(), self.nodes.len());
         self.nodes.push(NodeInfo::new(node));
+        self.node_generation.push(0);
     }
 
     /// Number of nodes.
@@ -556,6 +563,7 @@ impl Snapshot {
         let info = self.pods.get_mut(id)?.take()?;
         let node = self.pod_node[id];
         self.update_match_counts(&info.pod, node, -1);
+        self.node_generation[node] += 1;
         let node_info = &mut self.nodes[node];
         let had_affinity = !node_info.pods_with_affinity.is_empty();
         let had_anti = !node_info.pods_with_required_anti_affinity.is_empty();
@@ -578,6 +586,7 @@ impl Snapshot {
     pub fn restore(&mut self, id: PodId, info: PodInfo) {
         let node = self.pod_node[id];
         self.update_match_counts(&info.pod, node, 1);
+        self.node_generation[node] += 1;
         let node_info = &mut self.nodes[node];
         let had_affinity = !node_info.pods_with_affinity.is_empty();
         let had_anti = !node_info.pods_with_required_anti_affinity.is_empty();
@@ -589,6 +598,12 @@ impl Snapshot {
             self.n_nodes_with_required_anti_affinity_pods += 1;
         }
         self.pods[id] = Some(info);
+    }
+
+    /// Forgets the node-local plugin results kept for the last pod signature (they are exact, so
+    /// this never changes a decision; tests use it to check exactly that).
+    pub fn clear_node_local_cache(&self) {
+        *self.node_local_cache.borrow_mut() = super::runtime::NodeLocalCache::default();
     }
 
     /// The values of a topology key on every node (cached).
