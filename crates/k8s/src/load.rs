@@ -98,6 +98,35 @@ struct NewWorkload {
     priority_path: &'static str,
 }
 
+impl NewWorkload {
+    /// A workload created from a pod template: its priority comes from the template's spec.
+    fn from_template(
+        kind: WorkloadKind,
+        namespace: String,
+        name: String,
+        replicas: i32,
+        selector: Selector,
+        template: Pod,
+        template_spec: Option<&core_api::PodSpec>,
+    ) -> NewWorkload {
+        NewWorkload {
+            kind,
+            namespace,
+            name,
+            replicas,
+            selector,
+            template,
+            priority_class_name: template_spec
+                .and_then(|s| s.priority_class_name.clone())
+                .filter(|n| !n.is_empty()),
+            explicit_priority: template_spec.and_then(|s| s.priority),
+            explicit_preemption_policy: template_spec
+                .is_some_and(|s| s.preemption_policy.is_some()),
+            priority_path: "spec.template.spec.priorityClassName",
+        }
+    }
+}
+
 pub(crate) struct Loader<'o> {
     options: &'o LoadOptions,
     loaded: Loaded,
@@ -567,20 +596,15 @@ impl<'o> Loader<'o> {
         let spec = template.and_then(|t| t.spec.as_ref());
         self.push_workload(
             place,
-            NewWorkload {
+            NewWorkload::from_template(
                 kind,
                 namespace,
                 name,
-                replicas: admission::default_replicas(replicas),
+                admission::default_replicas(replicas),
                 selector,
-                template: pod,
-                priority_class_name: spec
-                    .and_then(|s| s.priority_class_name.clone())
-                    .filter(|n| !n.is_empty()),
-                explicit_priority: spec.and_then(|s| s.priority),
-                explicit_preemption_policy: spec.is_some_and(|s| s.preemption_policy.is_some()),
-                priority_path: "spec.template.spec.priorityClassName",
-            },
+                pod,
+                spec,
+            ),
         );
         Ok(())
     }
@@ -615,20 +639,15 @@ impl<'o> Loader<'o> {
         let pod_spec = spec.template.spec.as_ref();
         self.push_workload(
             place,
-            NewWorkload {
-                kind: WorkloadKind::Deployment,
+            NewWorkload::from_template(
+                WorkloadKind::Deployment,
                 namespace,
                 name,
-                replicas: admission::default_replicas(spec.replicas),
+                admission::default_replicas(spec.replicas),
                 selector,
                 template,
-                priority_class_name: pod_spec
-                    .and_then(|s| s.priority_class_name.clone())
-                    .filter(|n| !n.is_empty()),
-                explicit_priority: pod_spec.and_then(|s| s.priority),
-                explicit_preemption_policy: pod_spec.is_some_and(|s| s.preemption_policy.is_some()),
-                priority_path: "spec.template.spec.priorityClassName",
-            },
+                pod_spec,
+            ),
         );
         Ok(())
     }
@@ -667,20 +686,15 @@ impl<'o> Loader<'o> {
         let pod_spec = spec.template.spec.as_ref();
         self.push_workload(
             place,
-            NewWorkload {
-                kind: WorkloadKind::Job,
+            NewWorkload::from_template(
+                WorkloadKind::Job,
                 namespace,
                 name,
                 replicas,
                 selector,
                 template,
-                priority_class_name: pod_spec
-                    .and_then(|s| s.priority_class_name.clone())
-                    .filter(|n| !n.is_empty()),
-                explicit_priority: pod_spec.and_then(|s| s.priority),
-                explicit_preemption_policy: pod_spec.is_some_and(|s| s.preemption_policy.is_some()),
-                priority_path: "spec.template.spec.priorityClassName",
-            },
+                pod_spec,
+            ),
         );
         Ok(())
     }
