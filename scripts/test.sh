@@ -21,6 +21,8 @@ ORACLE_BIN="${SPREADLAB_ORACLE_BIN:-$HOME/.cache/spreadlab/oracle}"
 mkdir -p "$(dirname "$ORACLE_BIN")"
 (cd tests/oracle && go build -o "$ORACLE_BIN" .)
 export SPREADLAB_ORACLE="$ORACLE_BIN"
+echo "== oracle self-tests, and every ported upstream table checked against the real plugins"
+(cd tests/oracle && go vet ./... && ORACLE_UPSTREAM=1 go test -count=1 ./...)
 
 echo "== tests"
 cargo test --workspace --no-fail-fast

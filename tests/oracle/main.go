@@ -1,7 +1,14 @@
 // Command oracle runs the real kube-scheduler v1.35 code in-process on a
 // spreadlab scenario and prints, per pod to schedule, what it decides (JSON Lines).
 //
-// Usage: oracle [flags] <scenario.yaml|scenario.json|->
+// Usage:
+//
+//	oracle [flags] <scenario.yaml|scenario.json|->
+//	oracle -batch [flags] [scenarios.jsonl|-]      (JSON Lines, one scenario a line; default stdin)
+//	oracle -synthetic spread|anti -nodes N -pods M [flags]
+//
+// Modes (combinable with -batch and -synthetic): the default full scheduling
+// cycle, -plugin <Name> (one plugin, no binding), -time (throughput only).
 package main
 
 import (
@@ -10,31 +17,78 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/klog/v2"
 )
 
+// options are the command-line choices that affect how one scenario is run.
+type options struct {
+	noDefaults     bool
+	dumpProfile    bool
+	crossCheck     bool
+	plugin         string // single-plugin mode when not empty
+	timing         bool   // -time
+	viaSchedulePod bool   // -time-schedulepod
+	timeout        time.Duration
+}
+
+func (op *options) decodeMode() decodeMode {
+	switch {
+	case op.plugin != "":
+		if op.noDefaults {
+			return modePluginRaw
+		}
+		return modePlugin
+	case op.noDefaults:
+		return modeRaw
+	}
+	return modeAPI
+}
+
 func main() {
 	klogFlags := flag.NewFlagSet("klog", flag.ExitOnError)
 	klog.InitFlags(klogFlags)
+	var op options
 	verbosity := flag.String("v", "0", "klog verbosity of the scheduler code (logs go to stderr)")
-	noDefaults := flag.Bool("no-api-defaults", false, "do not apply kube-apiserver defaulting and Priority admission to the input objects")
+	flag.BoolVar(&op.noDefaults, "no-api-defaults", false, "do not apply kube-apiserver defaulting and Priority admission to the input objects")
 	featureGates := flag.String("feature-gates", "", "feature gates to change from their v1.35 defaults, e.g. OpportunisticBatching=false")
-	dumpProfile := flag.Bool("dump-profile", false, "print the expanded default profile (plugins per extension point) and the relevant feature gates to stderr")
-	crossCheck := flag.Bool("cross-check", true, "also run the scheduler's own SchedulePod on each pod and report disagreements in \"crossCheck\"")
-	timeout := flag.Duration("timeout", 60*time.Second, "overall timeout")
+	flag.BoolVar(&op.dumpProfile, "dump-profile", false, "print the expanded profile (plugins per extension point) and the relevant feature gates to stderr")
+	flag.BoolVar(&op.crossCheck, "cross-check", true, "also run the scheduler's own SchedulePod on each pod and report disagreements in \"crossCheck\"")
+	flag.DurationVar(&op.timeout, "timeout", 60*time.Second, "timeout per scenario (0: none; default none with -synthetic)")
+	batch := flag.Bool("batch", false, "read scenarios as JSON Lines (stdin, or the file argument) and run them one after another")
+	flag.StringVar(&op.plugin, "plugin", "", "single-plugin mode: run only this plugin's PreFilter/Filter/PreScore/Score on each pod, without binding")
+	flag.BoolVar(&op.timing, "time", false, "timing mode: schedule without per-pod output or cross-check, print one throughput line")
+	flag.BoolVar(&op.viaSchedulePod, "time-schedulepod", false, "with -time: let the scheduler's own SchedulePod (parallel filtering and scoring) pick the nodes instead of the oracle's step-by-step cycle")
+	synthetic := flag.String("synthetic", "", "generate the benchmark cluster of crates/bench instead of reading a scenario: spread or anti")
+	nodes := flag.Int("nodes", 5000, "-synthetic: number of nodes")
+	pods := flag.Int("pods", 10000, "-synthetic: number of pods")
+	fieldManaged := flag.Bool("field-managed-client", false, "use fake.NewClientset (field-managed object tracker, much slower API writes) instead of fake.NewSimpleClientset")
+	cpuProfile := flag.String("cpuprofile", "", "write a Go CPU profile to this file")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: %s [flags] <scenario.yaml|scenario.json|->\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s [flags] <scenario.yaml|scenario.json|->\n"+
+			"       %s -batch [flags] [scenarios.jsonl|-]\n"+
+			"       %s -synthetic spread|anti [-nodes N] [-pods M] [flags]\n", os.Args[0], os.Args[0], os.Args[0])
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	_ = klogFlags.Set("v", *verbosity)
 	_ = klogFlags.Set("logtostderr", "true")
-	if flag.NArg() != 1 {
+	timeoutSet := false
+	flag.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
+
+	if (*synthetic != "" && (*batch || flag.NArg() != 0)) || (*batch && flag.NArg() > 1) ||
+		(!*batch && *synthetic == "" && flag.NArg() != 1) {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if op.plugin != "" && (op.timing || *synthetic != "") {
+		fatalf("-plugin cannot be combined with -time or -synthetic")
+	}
+	if op.viaSchedulePod && !op.timing {
+		fatalf("-time-schedulepod needs -time")
 	}
 	if *featureGates != "" {
 		if err := utilfeature.DefaultMutableFeatureGate.Set(*featureGates); err != nil {
@@ -42,34 +96,100 @@ func main() {
 		}
 	}
 
-	scheme := newScheme()
-	sc, err := readScenario(flag.Arg(0), scheme, !*noDefaults)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fatalf("%v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fatalf("%v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+
+	e, err := newEnv()
+	if err != nil {
+		fatalf("default configuration: %v", err)
+	}
+	e.fieldManaged = *fieldManaged
+
+	if *batch {
+		in := os.Stdin
+		if flag.NArg() == 1 && flag.Arg(0) != "-" {
+			f, err := os.Open(flag.Arg(0))
+			if err != nil {
+				fatalf("%v", err)
+			}
+			defer f.Close()
+			in = f
+		}
+		if err := runBatch(e, &op, in, os.Stdout); err != nil {
+			fatalf("%v", err)
+		}
+		return
+	}
+
+	var sc *scenario
+	if *synthetic != "" {
+		if !timeoutSet {
+			op.timeout = 0
+		}
+		sc, err = e.dec.synthetic(*synthetic, *nodes, *pods, op.decodeMode())
+	} else {
+		sc, err = e.dec.readScenario(flag.Arg(0), op.decodeMode())
+	}
 	if err != nil {
 		fatalf("%v", err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	ctx, cancel := scenarioContext(op.timeout)
 	defer cancel()
-	o, err := newOracle(ctx, sc)
-	if err != nil {
-		fatalf("building the scheduler: %v", err)
-	}
-	o.crossCheckOn = *crossCheck
-	if *dumpProfile {
-		o.dumpProfile(os.Stderr)
-	}
-
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
-	for _, p := range sc.Schedule {
-		res := o.schedule(ctx, p)
-		if err := enc.Encode(res); err != nil {
-			fatalf("%v", err)
-		}
+	emit := func(v any) error { return enc.Encode(v) }
+	if _, err := runScenario(ctx, e, &op, sc, emit); err != nil {
+		fatalf("%v", err)
 	}
 }
 
+func scenarioContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return context.WithCancel(context.Background())
+	}
+	return context.WithTimeout(context.Background(), timeout)
+}
+
+// runScenario runs one scenario in the mode op asks for and passes every output
+// object to emit. It returns the number of pods processed. An error means the
+// scenario could not be run (some pods may have been emitted already).
+func runScenario(ctx context.Context, e *env, op *options, sc *scenario, emit func(any) error) (int, error) {
+	switch {
+	case op.plugin != "":
+		return runPlugin(ctx, e, op, sc, emit)
+	case op.timing:
+		return runTiming(ctx, e, op, sc, emit)
+	}
+	o, err := newOracle(ctx, e, sc)
+	if err != nil {
+		return 0, fmt.Errorf("building the scheduler: %w", err)
+	}
+	o.crossCheckOn = op.crossCheck
+	if op.dumpProfile {
+		o.dumpProfile(os.Stderr)
+	}
+	n := 0
+	for _, p := range sc.Schedule {
+		res := o.schedule(ctx, p)
+		if err := emit(res); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 func fatalf(format string, args ...any) {
+	pprof.StopCPUProfile()
 	fmt.Fprintf(os.Stderr, "oracle: "+format+"\n", args...)
 	os.Exit(1)
 }

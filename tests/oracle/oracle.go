@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -17,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -49,23 +51,58 @@ type oracle struct {
 	logger    klog.Logger
 	profile   schedconfig.KubeSchedulerProfile
 
-	crossCheckOn bool
+	crossCheckOn   bool
+	quiet          bool // -time: do not build the per-pod filter/score report
+	viaSchedulePod bool // -time-schedulepod: decide with sched.SchedulePod (parallel filtering)
+
+	watches atomic.Int64 // watches opened on the fake clientset
 
 	mu      sync.Mutex
 	deleted []types.NamespacedName // pods deleted through the API (preemption victims)
 	uids    map[types.NamespacedName]types.UID
 }
 
-func newOracle(ctx context.Context, sc *scenario) (*oracle, error) {
-	logger := klog.FromContext(ctx)
+// env holds what is expensive to build and can be shared by every scenario of a
+// process: the object decoder (scheme, codecs) and the default configuration.
+type env struct {
+	dec *decoder
+	cfg *schedconfig.KubeSchedulerConfiguration // latest.Default() with percentageOfNodesToScore=100
+
+	fieldManaged bool // -field-managed-client: fake.NewClientset instead of NewSimpleClientset
+}
+
+// newFakeClientset returns the fake clientset the scheduler talks to.
+//
+// fake.NewClientset's field-managed object tracker rebuilds a REST mapper of the
+// whole scheme on every create/update/patch (client-go testing/fixture.go), about
+// 20 ms of CPU per call here, which made API writes over half of the run time. The
+// scheduler never uses server-side apply and never reads managedFields, so by
+// default the plain object tracker (NewSimpleClientset, same storage, same watch
+// and reactors, no managedFields) is used. -field-managed-client switches back.
+func newFakeClientset(fieldManaged bool, objs ...runtime.Object) *fake.Clientset {
+	if fieldManaged {
+		return fake.NewClientset(objs...)
+	}
+	return fake.NewSimpleClientset(objs...) //nolint:staticcheck // see above
+}
+
+func newEnv() (*env, error) {
 	cfg, err := latest.Default()
 	if err != nil {
 		return nil, err
 	}
 	hundred := int32(100)
 	cfg.PercentageOfNodesToScore = &hundred
-	prof := cfg.Profiles[0]
-	prof.PercentageOfNodesToScore = &hundred
+	cfg.Profiles[0].PercentageOfNodesToScore = &hundred
+	return &env{dec: newDecoder(), cfg: cfg}, nil
+}
+
+// newOracle builds a fresh fake clientset, informer factory and scheduler for sc.
+// Everything it starts stops when ctx is cancelled.
+func newOracle(ctx context.Context, e *env, sc *scenario) (*oracle, error) {
+	logger := klog.FromContext(ctx)
+	cfg := e.cfg
+	prof := *cfg.Profiles[0].DeepCopy()
 
 	o := &oracle{nodeOrder: sc.NodeOrder, logger: logger, uids: map[types.NamespacedName]types.UID{}}
 	for _, obj := range sc.Objects {
@@ -77,7 +114,7 @@ func newOracle(ctx context.Context, sc *scenario) (*oracle, error) {
 		o.uids[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p.UID
 	}
 
-	o.client = fake.NewClientset(sc.Objects...)
+	o.client = newFakeClientset(e.fieldManaged, sc.Objects...)
 	// The fake clientset stores pods/binding as an object of its own; make it do what
 	// kube-apiserver does: set spec.nodeName and PodScheduled=True on the pod.
 	o.client.PrependReactor("create", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
@@ -108,8 +145,26 @@ func newOracle(ctx context.Context, sc *scenario) (*oracle, error) {
 		return false, nil, nil
 	})
 
+	// Count the watches as they are registered in the tracker. The fake tracker
+	// does not replay events to a watch opened after them, so an object created
+	// after an informer's List but before its Watch is never delivered. Informers
+	// report "synced" after the List; waitSynced also waits for the watches.
+	o.client.PrependWatchReactor("*", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		var opts metav1.ListOptions
+		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
+			opts = wa.ListOptions
+		}
+		w, err := o.client.Tracker().Watch(action.GetResource(), action.GetNamespace(), opts)
+		if err != nil {
+			return false, nil, err // let the default reactor answer
+		}
+		o.watches.Add(1)
+		return true, w, nil
+	})
+
 	o.factory = scheduler.NewInformerFactory(o.client, 0)
 	recorderFactory := func(string) events.EventRecorder { return &events.FakeRecorder{} } // nil channel: events are dropped
+	var err error
 	o.sched, err = scheduler.New(ctx, o.client, o.factory, nil, recorderFactory,
 		scheduler.WithProfiles(prof),
 		scheduler.WithPercentageOfNodesToScore(cfg.PercentageOfNodesToScore),
@@ -133,6 +188,11 @@ func newOracle(ctx context.Context, sc *scenario) (*oracle, error) {
 	o.snapshot = snap
 
 	o.factory.Start(ctx.Done())
+	// The blocking waits below poll every 100 ms; poll the same conditions finely
+	// first, so that they return at once (this only saves time).
+	if err := o.waitSynced(ctx); err != nil {
+		return nil, err
+	}
 	for typ, ok := range o.factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return nil, fmt.Errorf("informer for %v did not sync", typ)
@@ -142,6 +202,32 @@ func newOracle(ctx context.Context, sc *scenario) (*oracle, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+// waitSynced polls, without blocking in between, the conditions of
+// factory.WaitForCacheSync and sched.WaitForHandlersSync (both check once
+// before looking at their stop channel/context, so with a closed one they
+// answer "synced now?"), and waits until every started informer has its watch
+// open.
+func (o *oracle) waitSynced(ctx context.Context) error {
+	closed := make(chan struct{})
+	close(closed)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	err := poll(ctx, func() bool {
+		started := o.factory.WaitForCacheSync(closed)
+		for _, ok := range started {
+			if !ok {
+				return false
+			}
+		}
+		// One watch per started informer is open (see the watch reactor).
+		return o.watches.Load() >= int64(len(started)) && o.sched.WaitForHandlersSync(cancelled) == nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the informers and the scheduler's handlers to sync: %w", err)
+	}
+	return nil
 }
 
 func setCondition(st *v1.PodStatus, c v1.PodCondition) {
@@ -434,8 +520,25 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 		}
 	}
 
+	if o.viaSchedulePod {
+		// -time -time-schedulepod: the scheduler's own SchedulePod decides; a pod it
+		// cannot place goes through the oracle's path below (PostFilter, preemption).
+		state := framework.NewCycleState()
+		state.SetRecordPluginMetrics(false)
+		state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
+		if r, err := o.sched.SchedulePod(ctx, o.fw, state, pod); err == nil {
+			if err := o.bind(ctx, pod, &attempt{state: state, chosen: r.SuggestedHost}); err != nil {
+				return fail(err)
+			}
+			res.Node = strp(r.SuggestedHost)
+			return res
+		}
+	}
+
 	a := o.run(ctx, pod, false)
-	res.fill(o, a)
+	if !o.quiet {
+		res.fill(o, a)
+	}
 	if a.err != nil {
 		return fail(a.err)
 	}
@@ -479,7 +582,10 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 			return fail(err)
 		}
 		r := o.run(ctx, pod, true)
-		res.Retry = &retryJSON{Filter: o.filterJSON(r), PreFilter: toJSON(r.preFilter)}
+		res.Retry = &retryJSON{PreFilter: toJSON(r.preFilter)}
+		if !o.quiet {
+			res.Retry.Filter = o.filterJSON(r)
+		}
 		if r.err != nil {
 			res.Retry.Error = r.err.Error()
 			return res
@@ -682,18 +788,53 @@ func (o *oracle) waitPod(ctx context.Context, key types.NamespacedName, ok func(
 	return pod, nil
 }
 
+// poll checks cond at once, then, for up to 200 µs, after each runtime.Gosched,
+// then at growing intervals (20 µs doubling up to 1 ms), for at most 20 s.
+//
+// What we wait for (an informer delivering an event to a handler) is a chain of
+// goroutine hand-offs inside this process that takes microseconds. Yielding keeps
+// this thread running, so those goroutines run at once; sleeping instead parks
+// the thread, and on a busy machine the OS may take milliseconds to wake it up,
+// which made small scenarios several times slower (wall clock, not CPU).
 func poll(ctx context.Context, cond func() bool) error {
+	if cond() {
+		return nil
+	}
+	for spinUntil := time.Now().Add(200 * time.Microsecond); time.Now().Before(spinUntil); {
+		goruntime.Gosched()
+		if cond() {
+			return nil
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	return wait.PollUntilContextCancel(ctx, 2*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil })
+	d := 20 * time.Microsecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		if cond() {
+			return nil
+		}
+		if d < time.Millisecond {
+			d *= 2
+		}
+		t.Reset(d)
+	}
 }
 
 // ---- profile dump ----
 
-func (o *oracle) dumpProfile(w io.Writer) {
-	b, _ := json.MarshalIndent(o.fw.ListPlugins(), "", "  ")
-	fmt.Fprintf(w, "profile %s, percentageOfNodesToScore %v, plugins:\n%s\n", o.fw.ProfileName(), derefInt32(o.fw.PercentageOfNodesToScore()), b)
-	for _, pc := range o.profile.PluginConfig {
+func (o *oracle) dumpProfile(w io.Writer) { dumpProfile(w, o.fw, o.profile) }
+
+func dumpProfile(w io.Writer, fw framework.Framework, profile schedconfig.KubeSchedulerProfile) {
+	b, _ := json.MarshalIndent(fw.ListPlugins(), "", "  ")
+	fmt.Fprintf(w, "profile %s, percentageOfNodesToScore %v, plugins:\n%s\n", fw.ProfileName(), derefInt32(fw.PercentageOfNodesToScore()), b)
+	for _, pc := range profile.PluginConfig {
 		args, _ := json.Marshal(pc.Args)
 		fmt.Fprintf(w, "args %s: %s\n", pc.Name, args)
 	}

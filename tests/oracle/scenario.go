@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,12 @@ type rawScenario struct {
 	Name     string            `json:"name"`
 	Objects  []json.RawMessage `json:"objects"`
 	Schedule []json.RawMessage `json:"schedule"`
+	// Single-plugin mode only (-plugin): the plugin's args in upstream v1 config field
+	// names, the nodes given to PreScore/Score, and an optional plugin name that
+	// overrides the -plugin flag.
+	Args       json.RawMessage `json:"args,omitempty"`
+	Candidates []string        `json:"candidates,omitempty"`
+	Plugin     string          `json:"plugin,omitempty"`
 }
 
 type scenario struct {
@@ -33,6 +40,42 @@ type scenario struct {
 	Objects   []runtime.Object // cluster state, API-defaulted, with namespaces and UIDs filled in
 	NodeOrder []string         // node names in input order
 	Schedule  []*v1.Pod        // pods to schedule, in order
+
+	Args       json.RawMessage // -plugin mode: plugin args (v1 field names), or nil
+	Candidates []string        // -plugin mode: nodes for PreScore/Score, or nil (every node)
+	Plugin     string          // -plugin mode: overrides the -plugin flag when not empty
+}
+
+// decodeMode says what the oracle does to the decoded objects, on top of decoding.
+type decodeMode int
+
+const (
+	// modeAPI: what kube-apiserver does on create: defaulting, Priority admission,
+	// namespaces created and labelled kubernetes.io/metadata.name.
+	modeAPI decodeMode = iota
+	// modeRaw (-no-api-defaults): no defaulting, no admission; namespaces are
+	// still created and labelled.
+	modeRaw
+	// modePlugin (-plugin): objects as upstream plugin unit tests build them. Pods
+	// are not defaulted and get no priority; other objects are defaulted. Only the
+	// "default" namespace is added when missing, and no namespace gets a label it
+	// did not have.
+	modePlugin
+	// modePluginRaw (-plugin -no-api-defaults): modePlugin without any defaulting.
+	modePluginRaw
+)
+
+func (m decodeMode) plugin() bool { return m == modePlugin || m == modePluginRaw }
+
+// decoder turns scenario documents into objects. It is built once per process.
+type decoder struct {
+	scheme *runtime.Scheme
+	codec  runtime.Decoder
+}
+
+func newDecoder() *decoder {
+	s := newScheme()
+	return &decoder{scheme: s, codec: serializer.NewCodecFactory(s).UniversalDeserializer()}
 }
 
 // clusterScoped lists the kinds of the scenario format that have no namespace.
@@ -59,7 +102,49 @@ func must(err error) {
 	}
 }
 
-func readScenario(path string, scheme *runtime.Scheme, applyDefaults bool) (*scenario, error) {
+// applyDefaults runs the kube-apiserver defaulting functions on obj where mode asks for it.
+func (d *decoder) applyDefaults(obj runtime.Object, mode decodeMode) {
+	_, isPod := obj.(*v1.Pod)
+	if mode == modeAPI || (mode == modePlugin && !isPod) {
+		d.scheme.Default(obj)
+	}
+}
+
+// emptyNamespaceToDefault rewrites "" in the namespaces lists of the pod's
+// affinity terms to "default": objects without a namespace are put in
+// "default", and a term naming "" (upstream unit tests do) must keep matching them.
+func emptyNamespaceToDefault(p *v1.Pod) {
+	a := p.Spec.Affinity
+	if a == nil {
+		return
+	}
+	fix := func(t *v1.PodAffinityTerm) {
+		for i, ns := range t.Namespaces {
+			if ns == "" {
+				t.Namespaces[i] = metav1.NamespaceDefault
+			}
+		}
+	}
+	if pa := a.PodAffinity; pa != nil {
+		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			fix(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
+		}
+		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			fix(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
+		}
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
+			fix(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
+		}
+		for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
+			fix(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
+		}
+	}
+}
+
+// readScenario reads a YAML or JSON scenario file ("-": stdin).
+func (d *decoder) readScenario(path string, mode decodeMode) (*scenario, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -78,9 +163,13 @@ func readScenario(path string, scheme *runtime.Scheme, applyDefaults bool) (*sce
 	if err := json.Unmarshal(jsonData, &raw); err != nil {
 		return nil, fmt.Errorf("parsing scenario: %w", err)
 	}
-	decoder := serializer.NewCodecFactory(scheme).UniversalDeserializer()
+	return d.build(&raw, mode)
+}
+
+// build decodes the raw objects with the client-go scheme and does what mode asks.
+func (d *decoder) build(raw *rawScenario, mode decodeMode) (*scenario, error) {
 	decode := func(r json.RawMessage, what string, i int) (runtime.Object, error) {
-		obj, gvk, err := decoder.Decode(r, nil, nil)
+		obj, gvk, err := d.codec.Decode(r, nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s[%d]: %w", what, i, err)
 		}
@@ -95,13 +184,14 @@ func readScenario(path string, scheme *runtime.Scheme, applyDefaults bool) (*sce
 			// Deterministic UIDs: the cache and the nominator key pods by UID.
 			acc.SetUID(types.UID(fmt.Sprintf("%s/%s/%s", gvk.Kind, acc.GetNamespace(), acc.GetName())))
 		}
-		if applyDefaults {
-			scheme.Default(obj)
+		d.applyDefaults(obj, mode)
+		if p, ok := obj.(*v1.Pod); ok && mode.plugin() {
+			emptyNamespaceToDefault(p)
 		}
 		return obj, nil
 	}
 
-	sc := &scenario{Name: raw.Name}
+	sc := &scenario{Name: raw.Name, Args: raw.Args, Candidates: raw.Candidates, Plugin: raw.Plugin}
 	for i, r := range raw.Objects {
 		obj, err := decode(r, "objects", i)
 		if err != nil {
@@ -121,15 +211,19 @@ func readScenario(path string, scheme *runtime.Scheme, applyDefaults bool) (*sce
 		if !ok {
 			return nil, fmt.Errorf("schedule[%d]: want a Pod, got %T", i, obj)
 		}
-		if p.Spec.NodeName != "" {
+		if p.Spec.NodeName != "" && !mode.plugin() { // plugin unit tests may set it (NodeName)
 			return nil, fmt.Errorf("schedule[%d] %s/%s: spec.nodeName must be empty", i, p.Namespace, p.Name)
 		}
-		if p.Spec.SchedulerName == "" { // even with -no-api-defaults: the scheduler ignores pods of other schedulers
+		if p.Spec.SchedulerName == "" && !mode.plugin() { // even with -no-api-defaults: the scheduler ignores pods of other schedulers
 			p.Spec.SchedulerName = v1.DefaultSchedulerName
 		}
 		sc.Schedule = append(sc.Schedule, p)
 	}
+	return finishScenario(sc, mode), nil
+}
 
+// finishScenario adds the namespaces and, in modeAPI, does Priority admission.
+func finishScenario(sc *scenario, mode decodeMode) *scenario {
 	// Namespaces: kube-apiserver always has the namespaces that objects live in, and
 	// labels every namespace with kubernetes.io/metadata.name (InterPodAffinity's
 	// namespaceSelector relies on that label).
@@ -150,6 +244,9 @@ func readScenario(path string, scheme *runtime.Scheme, applyDefaults bool) (*sce
 		sc.Objects = append(sc.Objects, ns)
 	}
 	addNS("default")
+	if mode.plugin() {
+		return sc
+	}
 	for _, o := range sc.Objects {
 		if acc, err := meta.Accessor(o); err == nil {
 			addNS(acc.GetNamespace())
@@ -167,7 +264,7 @@ func readScenario(path string, scheme *runtime.Scheme, applyDefaults bool) (*sce
 
 	// Priority admission (plugin/pkg/admission/priority) on create: resolve
 	// spec.priority and spec.preemptionPolicy from the PriorityClass.
-	if applyDefaults {
+	if mode == modeAPI {
 		var classes []*schedulingv1.PriorityClass
 		for _, o := range sc.Objects {
 			if pc, ok := o.(*schedulingv1.PriorityClass); ok {
@@ -183,7 +280,7 @@ func readScenario(path string, scheme *runtime.Scheme, applyDefaults bool) (*sce
 			admitPriority(p, classes)
 		}
 	}
-	return sc, nil
+	return sc
 }
 
 // admitPriority mirrors what the Priority admission plugin does to a new pod. A
