@@ -369,9 +369,12 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 PreemptionOutcome::Nominated(candidate) => {
                     decision.preemption = Some(PreemptionReport {
                         nominated_node: snapshot.nodes[candidate.node].node.name.clone(),
+                        // Victims already terminating are not deleted again (upstream's
+                        // prepareCandidate skips them); they keep their resources until they go.
                         victims: candidate
                             .victims
                             .iter()
+                            .filter(|v| !snapshot.pod(**v).pod.terminating)
                             .map(|v| snapshot.pod(*v).pod.key())
                             .collect(),
                         pdb_violations: candidate.num_pdb_violations,

@@ -68,6 +68,8 @@ struct PodSignature {
     namespace: String,
     requests: crate::model::Resource,
     non_zero: (i64, i64),
+    /// The container aggregate without pod-level resources (NodeResourcesFit's scorer reads it).
+    containers_non_zero: crate::model::Resource,
     tolerations: Vec<crate::model::Toleration>,
     node_selector: crate::model::Labels,
     node_affinity: Option<crate::model::NodeAffinity>,
@@ -83,6 +85,7 @@ impl PodSignature {
             namespace: p.namespace.clone(),
             requests: pod.requests.clone(),
             non_zero: (pod.non_zero_milli_cpu, pod.non_zero_memory),
+            containers_non_zero: super::types::pod_requests(p, true, true),
             tolerations: p.tolerations.clone(),
             node_selector: p.node_selector.clone(),
             node_affinity: p.affinity.node_affinity.clone(),

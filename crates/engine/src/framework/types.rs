@@ -90,8 +90,8 @@ pub struct PodInfo {
 impl PodInfo {
     /// Derives requests and affinity terms (`NewPodInfo`).
     pub fn new(pod: Pod) -> PodInfo {
-        let requests = pod_requests(&pod, false);
-        let non_zero = pod_requests(&pod, true);
+        let requests = pod_requests(&pod, false, false);
+        let non_zero = pod_requests(&pod, true, false);
         let affinity = &pod.affinity;
         let resolve = |terms: &[PodAffinityTerm]| {
             terms
@@ -212,7 +212,7 @@ fn max_resource(into: &mut Resource, other: &Resource) {
 /// `resource.PodRequests` (component-helpers v0.35) with default options, or its non-zero variant
 /// used for scoring: containers summed, sidecars added to the sum and to later init containers, the
 /// per-resource max with the init peak, pod-level requests overriding, overhead added.
-pub fn pod_requests(pod: &Pod, non_zero: bool) -> Resource {
+pub fn pod_requests(pod: &Pod, non_zero: bool, skip_pod_level: bool) -> Resource {
     let mut requests = Resource::default();
     for container in &pod.containers {
         requests.add(&container_requests(&container.requests, non_zero));
@@ -234,7 +234,12 @@ pub fn pod_requests(pod: &Pod, non_zero: bool) -> Resource {
     max_resource(&mut requests, &init_peak);
     // Pod-level resources (gate PodLevelResources, beta and on in v1.35) replace the container
     // aggregate for cpu, memory and hugepages.
-    for (name, amount) in &pod.pod_requests {
+    let pod_level = if skip_pod_level {
+        &ResourceList::new()
+    } else {
+        &pod.pod_requests
+    };
+    for (name, amount) in pod_level {
         match name.as_str() {
             CPU => requests.milli_cpu = *amount,
             MEMORY => requests.memory = *amount,
@@ -244,7 +249,7 @@ pub fn pod_requests(pod: &Pod, non_zero: bool) -> Resource {
             _ => {}
         }
     }
-    if non_zero && !pod.pod_requests.is_empty() {
+    if non_zero && !pod_level.is_empty() {
         // With pod-level requests a default applies only when missing at both levels.
         let containers_have = |key: &str| {
             pod.containers

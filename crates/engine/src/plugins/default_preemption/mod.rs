@@ -158,9 +158,11 @@ fn select_victims_on_node(
         }
         return Err(fits);
     }
-    // Sort by importance using the detached infos (they are out of the node right now).
+    // Put every pod back (state included) to sort them and reprieve them one by one from a
+    // consistent start: restoring the snapshot alone would leave the plugin states decremented
+    // twice (found by differential testing, tests/regressions/victims-922.yaml).
     for (id, info) in removed.drain(..) {
-        snapshot.restore(id, info);
+        dry_add(snapshot, &mut state, preemptor, id, info);
     }
     potential.sort_by(|a, b| more_important_first(snapshot, *a, *b));
     let (violating, non_violating) =

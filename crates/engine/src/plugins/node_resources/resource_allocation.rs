@@ -38,13 +38,19 @@ pub fn pod_resource_request_list(
     resources: &[ResourceSpec],
     use_requested: bool,
 ) -> Vec<i64> {
+    if use_requested {
+        return resources
+            .iter()
+            .map(|spec| pod.requests.get(&spec.name))
+            .collect();
+    }
+    // NodeResourcesFit's scorer is built without pod-level resources in v1.35 (the oracle shows the
+    // container aggregate with non-zero defaults, not `spec.resources.requests`, in its scores),
+    // while BalancedAllocation and the Filter use them.
+    let requests = crate::framework::pod_requests(&pod.pod, true, true);
     resources
         .iter()
-        .map(|spec| match spec.name.as_str() {
-            CPU if !use_requested => pod.non_zero_milli_cpu,
-            MEMORY if !use_requested => pod.non_zero_memory,
-            name => pod.requests.get(name),
-        })
+        .map(|spec| requests.get(&spec.name))
         .collect()
 }
 
