@@ -1,0 +1,666 @@
+//! Differential testing on arbitrary scenarios (`{name, objects, schedule}`, the Go oracle's
+//! format): spreadlab and the real kube-scheduler (`tests/oracle`) schedule the same pods, and
+//! every disagreement becomes a classified [`Mismatch`].
+//!
+//! - [`prepare`]: the spreadlab side's reading of a scenario, exactly as an API server would see
+//!   it: `objects` are loaded with [`spreadlab_k8s::load_values`] as the cluster state (their
+//!   workloads, e.g. a ReplicaSet's missing replicas, are not placed); each `schedule` pod is
+//!   loaded as an unbound Pod, admitted and given its priority as the CLI does
+//!   ([`spreadlab_k8s::Workload::pods_to_create`]); the pods are put in the scheduling queue's
+//!   order ([`scheduler::queue_order`]). The oracle's input is the scenario with the schedule in
+//!   that order and the DefaultTolerationSeconds tolerations spreadlab's admission added (the
+//!   oracle does not emulate that admission plugin) and the `matchLabelKeys`/`mismatchLabelKeys`
+//!   merges into label selectors that the API server's pod strategy makes at creation
+//!   (`pkg/registry/core/pod/strategy.go` `PrepareForCreate`; the oracle applies defaulting
+//!   only, and the scheduler reads the merged selectors), and without the terminal (`Succeeded`,
+//!   `Failed`) bound pods: the real scheduler's pod informer never sees them (its field selector
+//!   `status.phase!=Succeeded,status.phase!=Failed`, `scheduler.NewInformerFactory`), but the
+//!   oracle's fake clientset ignores field selectors and would count them. spreadlab still gets
+//!   them, and must drop them itself. Preparing a prepared input changes nothing, so a saved
+//!   input reproduces as is.
+//! - [`Oracle`]: runs the oracle binary, one process per scenario, or many scenarios in one
+//!   process with its `-batch` JSON-Lines mode ([`split_batch_output`]).
+//! - [`judge`]: the comparison of [`crate::scenarios::compare`] (ties compared as top-scored sets
+//!   with both sides binding the first top node in node input order, scalar `Insufficient`
+//!   reasons as sets, DynamicResources' score left out), its findings parsed into [`Mismatch`]
+//!   records with a class (`filter.reasons`, `score.PodTopologySpread`, `message`, ...).
+//! - [`check`]: all of it, with reruns of the oracle when it disagrees (DefaultPreemption picks
+//!   among equal candidates at random, see ARCHITECTURE.md; a rerun that agrees clears it).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use spreadlab_engine::model::{Cluster, Pod, TaintEffect, TolerationOperator};
+use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
+use spreadlab_k8s::{LoadOptions, WorkloadKind};
+
+use crate::scenarios::{Coverage, compare, parse_jsonl};
+
+/// Class of a scenario spreadlab's loader rejects (a generator bug unless the API server would
+/// reject it too).
+pub const INPUT_REJECTED: &str = "input.rejected";
+/// Class of a scenario the oracle fails on.
+pub const ORACLE_FAILED: &str = "oracle.failed";
+
+/// A scenario as both sides schedule it.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The oracle's input: the scenario with its schedule in queue order and the default
+    /// tolerations written out.
+    pub input: Value,
+    /// The cluster state spreadlab loaded from `objects`.
+    pub cluster: Cluster,
+    /// The pods spreadlab schedules, in order (admitted, priorities resolved).
+    pub pods: Vec<Pod>,
+}
+
+fn array<'v>(scenario: &'v Value, field: &str) -> Result<&'v Vec<Value>, String> {
+    match &scenario[field] {
+        Value::Array(items) => Ok(items),
+        Value::Null => Err(format!("the scenario has no `{field}`")),
+        _ => Err(format!("`{field}` is not a sequence")),
+    }
+}
+
+/// Reads the scenario as spreadlab would (see the module documentation). Any loader error, and
+/// any warning other than a skipped kind, is an `Err`: the API server would not have accepted
+/// the scenario as written, or spreadlab would not schedule it as the oracle does.
+pub fn prepare(scenario: &Value) -> Result<Prepared, String> {
+    let objects = array(scenario, "objects")?;
+    let schedule = array(scenario, "schedule")?;
+    let options = LoadOptions::default();
+    let loaded = spreadlab_k8s::load_values("objects", objects.clone(), &options);
+    let problems = |loaded: &spreadlab_k8s::Loaded| -> Vec<String> {
+        loaded
+            .errors
+            .iter()
+            .map(|e| format!("error: {e}"))
+            .chain(
+                loaded
+                    .warnings
+                    .iter()
+                    .filter(|w| !w.message.contains("is not read by spreadlab"))
+                    .map(|w| format!("warning: {w}")),
+            )
+            .collect()
+    };
+    let mut rejected = problems(&loaded);
+    // The schedule pods with the PriorityClasses they resolve against, and nothing that would
+    // adopt them: each is a Pod workload in reading order.
+    let classes: Vec<Value> = objects
+        .iter()
+        .filter(|o| o["kind"] == "PriorityClass")
+        .cloned()
+        .collect();
+    let offset = classes.len();
+    let mut values = classes;
+    for (index, pod) in schedule.iter().enumerate() {
+        if pod["kind"] != "Pod" {
+            rejected.push(format!("schedule[{index}] is not a Pod"));
+        }
+        values.push(pod.clone());
+    }
+    let incoming = spreadlab_k8s::load_values("schedule", values, &options);
+    rejected.extend(problems(&incoming));
+    if !rejected.is_empty() {
+        return Err(rejected.join("\n"));
+    }
+    let mut pods = Vec::new();
+    let mut source = Vec::new();
+    for workload in &incoming.workloads {
+        if workload.kind != WorkloadKind::Pod {
+            return Err(format!("schedule: {} is not a Pod", workload.key()));
+        }
+        let index = workload.origin.document - offset;
+        for pod in workload.pods_to_create(&Cluster::default()) {
+            pods.push(pod);
+            source.push(index);
+        }
+    }
+    if pods.len() != schedule.len() {
+        return Err(format!(
+            "schedule: spreadlab places {} of the {} pods",
+            pods.len(),
+            schedule.len()
+        ));
+    }
+    let order = scheduler::queue_order(&pods);
+    let mut ordered_pods = Vec::with_capacity(pods.len());
+    let mut oracle_schedule = Vec::with_capacity(pods.len());
+    for index in order {
+        let pod = pods[index].clone();
+        let mut value = with_admitted_tolerations(&schedule[source[index]], &pod)?;
+        merge_label_keys(&mut value);
+        oracle_schedule.push(value);
+        ordered_pods.push(pod);
+    }
+    let mut input = scenario.clone();
+    input["objects"] = Value::Array(
+        objects
+            .iter()
+            .filter(|o| !(o["kind"] == "Pod" && is_terminal(o)))
+            .cloned()
+            .collect(),
+    );
+    input["schedule"] = Value::Array(oracle_schedule);
+    Ok(Prepared {
+        input,
+        cluster: loaded.cluster,
+        pods: ordered_pods,
+    })
+}
+
+fn is_terminal(pod: &Value) -> bool {
+    matches!(
+        pod["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    )
+}
+
+/// What `PrepareForCreate` of the API server's pod strategy does to a new pod's selectors
+/// (v1.35: MatchLabelKeysInPodAffinity GA, MatchLabelKeysInPodTopologySpreadSelectorMerge beta and
+/// on): for every pod (anti-)affinity term and topology spread constraint with a label selector,
+/// each `matchLabelKeys` key the pod has a label for appends `key In [value]` to
+/// `labelSelector.matchExpressions`, and each `mismatchLabelKeys` key `key NotIn [value]`. A
+/// requirement already there is not appended twice, so merging a merged pod changes nothing.
+fn merge_label_keys(pod: &mut Value) {
+    let labels = pod["metadata"]["labels"].clone();
+    let merge = |holder: &mut Value| {
+        let keys = |field: &str| -> Vec<String> {
+            holder[field]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|k| k.as_str().map(str::to_owned))
+                .collect()
+        };
+        let mut extra = Vec::new();
+        for (field, operator) in [("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")] {
+            for key in keys(field) {
+                if let Some(value) = labels[key.as_str()].as_str() {
+                    extra.push(json!({"key": key, "operator": operator, "values": [value]}));
+                }
+            }
+        }
+        let Some(selector) = holder
+            .get_mut("labelSelector")
+            .and_then(Value::as_object_mut)
+        else {
+            return;
+        };
+        if extra.is_empty() {
+            return;
+        }
+        let expressions = selector
+            .entry("matchExpressions")
+            .or_insert_with(|| json!([]));
+        if let Some(expressions) = expressions.as_array_mut() {
+            for requirement in extra {
+                if !expressions.contains(&requirement) {
+                    expressions.push(requirement);
+                }
+            }
+        }
+    };
+    let spec = &mut pod["spec"];
+    if let Some(constraints) = spec
+        .get_mut("topologySpreadConstraints")
+        .and_then(Value::as_array_mut)
+    {
+        constraints.iter_mut().for_each(merge);
+    }
+    for rule in ["podAffinity", "podAntiAffinity"] {
+        let Some(affinity) = spec
+            .get_mut("affinity")
+            .and_then(|a| a.get_mut(rule))
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        if let Some(terms) = affinity
+            .get_mut("requiredDuringSchedulingIgnoredDuringExecution")
+            .and_then(Value::as_array_mut)
+        {
+            terms.iter_mut().for_each(merge);
+        }
+        if let Some(terms) = affinity
+            .get_mut("preferredDuringSchedulingIgnoredDuringExecution")
+            .and_then(Value::as_array_mut)
+        {
+            for term in terms {
+                if let Some(term) = term.get_mut("podAffinityTerm") {
+                    merge(term);
+                }
+            }
+        }
+    }
+}
+
+/// The pod as written, plus the tolerations spreadlab's DefaultTolerationSeconds admission
+/// appended (`tolerationSeconds: 300`), which the oracle does not add itself.
+fn with_admitted_tolerations(written: &Value, pod: &Pod) -> Result<Value, String> {
+    let mut value = written.clone();
+    let mut tolerations = written["spec"]["tolerations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if pod.tolerations.len() <= tolerations.len() {
+        return Ok(value);
+    }
+    for toleration in &pod.tolerations[tolerations.len()..] {
+        if toleration.operator != TolerationOperator::Exists
+            || toleration.effect != Some(TaintEffect::NoExecute)
+        {
+            return Err(format!(
+                "{}: unexpected admitted toleration {toleration:?}",
+                pod.key()
+            ));
+        }
+        tolerations.push(json!({
+            "key": toleration.key, "operator": "Exists", "effect": "NoExecute",
+            "tolerationSeconds": 300,
+        }));
+    }
+    value["spec"]["tolerations"] = Value::Array(tolerations);
+    Ok(value)
+}
+
+/// Schedules the prepared pods with the engine, every per-node detail kept.
+pub fn run_spreadlab(prepared: &Prepared) -> Vec<PodDecision> {
+    let options = Options {
+        detail: Detail::All,
+        ..Options::default()
+    };
+    scheduler::simulate(&prepared.cluster, &prepared.pods, &options).decisions
+}
+
+// ---------------------------------------------------------------------------------------------
+// The oracle process
+// ---------------------------------------------------------------------------------------------
+
+/// The Go oracle binary (`tests/oracle`, built by `scripts/test.sh`) and its extra flags.
+#[derive(Clone, Debug)]
+pub struct Oracle {
+    /// The binary.
+    pub path: PathBuf,
+    /// Flags before the input (e.g. `-feature-gates=OpportunisticBatching=false`).
+    pub args: Vec<String>,
+}
+
+impl Oracle {
+    /// `$HOME/.cache/spreadlab/oracle`, where `scripts/test.sh` builds it.
+    pub fn default_path() -> PathBuf {
+        let home = std::env::var_os("HOME").unwrap_or_default();
+        PathBuf::from(home).join(".cache/spreadlab/oracle")
+    }
+
+    fn spawn(&self, extra: &[&str], stdin: String) -> Result<String, String> {
+        let mut child = Command::new(&self.path)
+            .args(&self.args)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run the oracle {}: {e}", self.path.display()))?;
+        let mut pipe = child.stdin.take().ok_or("no stdin")?;
+        // A writer thread: in batch mode the oracle answers while it still reads.
+        let writer = std::thread::spawn(move || pipe.write_all(stdin.as_bytes()));
+        let output = child
+            .wait_with_output()
+            .map_err(|e| format!("the oracle: {e}"))?;
+        let _ = writer.join();
+        if !output.status.success() {
+            return Err(format!(
+                "the oracle failed ({}): {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        String::from_utf8(output.stdout).map_err(|e| format!("the oracle's output: {e}"))
+    }
+
+    /// Runs one scenario (`oracle -`, the scenario on stdin); one output line per pod.
+    pub fn run(&self, input: &Value) -> Result<Vec<Value>, String> {
+        let stdout = self.spawn(&["-"], input.to_string())?;
+        parse_jsonl(&stdout)
+    }
+
+    /// Runs several scenarios in one process (`oracle -batch -`: one scenario per input line;
+    /// see [`split_batch_output`]). Scenario names must be distinct.
+    pub fn run_batch(&self, inputs: &[Value]) -> Vec<Result<Vec<Value>, String>> {
+        let names: Vec<String> = inputs
+            .iter()
+            .map(|i| i["name"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        let stdin: String = inputs.iter().map(|i| format!("{i}\n")).collect();
+        match self.spawn(&["-batch", "-"], stdin) {
+            Ok(stdout) => split_batch_output(&names, &stdout),
+            Err(error) => names.iter().map(|_| Err(error.clone())).collect(),
+        }
+    }
+}
+
+/// Splits the oracle's `-batch` output into each scenario's lines: per-pod lines carry a
+/// `"scenario"` field (removed here), and each scenario ends with
+/// `{"scenario":name,"end":true,"pods":n,"error":null}` (`error` a string when it failed). A
+/// scenario without its terminator, or whose pod count disagrees, is an `Err`.
+pub fn split_batch_output(names: &[String], stdout: &str) -> Vec<Result<Vec<Value>, String>> {
+    let mut lines: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    let mut ends: BTreeMap<String, Result<(), String>> = BTreeMap::new();
+    let parsed = match parse_jsonl(stdout) {
+        Ok(parsed) => parsed,
+        Err(error) => return names.iter().map(|_| Err(error.clone())).collect(),
+    };
+    for mut line in parsed {
+        let Some(name) = line["scenario"].as_str().map(str::to_owned) else {
+            continue;
+        };
+        let Some(key) = names.iter().find(|n| **n == name) else {
+            continue;
+        };
+        if line["end"] == true {
+            let count = lines.get(key.as_str()).map_or(0, Vec::len);
+            let result = match (&line["error"], line["pods"].as_u64()) {
+                (Value::String(error), _) => Err(format!("the oracle failed: {error}")),
+                (_, Some(pods)) if pods as usize != count => Err(format!(
+                    "the oracle announced {pods} pods and printed {count}"
+                )),
+                _ => Ok(()),
+            };
+            ends.insert(name, result);
+        } else {
+            if let Some(map) = line.as_object_mut() {
+                map.remove("scenario");
+            }
+            lines.entry(key.as_str()).or_default().push(line);
+        }
+    }
+    names
+        .iter()
+        .map(|name| match ends.remove(name) {
+            None => Err(format!(
+                "the oracle's batch output has no end line for {name}"
+            )),
+            Some(Err(error)) => Err(error),
+            Some(Ok(())) => Ok(lines.remove(name.as_str()).unwrap_or_default()),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+// ---------------------------------------------------------------------------------------------
+
+/// One disagreement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The class: `filter.code`, `filter.plugin`, `filter.reasons`, `filter.nodes`, `scored`,
+    /// `score.<Plugin>`, `totals`, `topNodes`, `node`, `message`, `nominatedNode`, `victims`,
+    /// `explanation`, `pods`, `pod`, `error`, `crossCheck`, `preEnqueue`, [`INPUT_REJECTED`],
+    /// [`ORACLE_FAILED`].
+    pub class: String,
+    /// `namespace/name` (empty for scenario-wide ones).
+    pub pod: String,
+    /// The field as [`compare`] names it (`filter[node-1].reasons`).
+    pub field: String,
+    /// spreadlab's value.
+    pub spreadlab: String,
+    /// The oracle's value.
+    pub oracle: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "[{}] {}: {}: spreadlab {}, oracle {}",
+            self.class, self.pod, self.field, self.spreadlab, self.oracle
+        )
+    }
+}
+
+/// The class of a field [`compare`] reports: the field without its node (`filter[n].code` is
+/// `filter.code`, `scores[n][P]` is `score.P`, `totals[n]` is `totals`).
+pub fn classify(field: &str) -> String {
+    if let Some(rest) = field.strip_prefix("filter[") {
+        let part = rest.rsplit_once("].").map_or("", |(_, part)| part);
+        return format!("filter.{part}");
+    }
+    if let Some(rest) = field.strip_prefix("scores[") {
+        let plugin = rest
+            .rsplit_once("][")
+            .map_or("", |(_, p)| p.trim_end_matches(']'));
+        return format!("score.{plugin}");
+    }
+    match field.split_once('[') {
+        Some((head, _)) => head.to_owned(),
+        None if field == "filter nodes" => "filter.nodes".to_owned(),
+        None => field.to_owned(),
+    }
+}
+
+/// How specific a class is, to pick a scenario's root cause (lower first): filters, then scores,
+/// then what follows from them.
+fn class_rank(class: &str) -> usize {
+    const ORDER: &[&str] = &[
+        INPUT_REJECTED,
+        ORACLE_FAILED,
+        "error",
+        "crossCheck",
+        "preEnqueue",
+        "pods",
+        "pod",
+        "filter.nodes",
+        "filter.plugin",
+        "filter.code",
+        "filter.reasons",
+        "scored",
+        "score.",
+        "totals",
+        "topNodes",
+        "victims",
+        "nominatedNode",
+        "node",
+        "message",
+    ];
+    ORDER
+        .iter()
+        .position(|c| class == *c || (c.ends_with('.') && class.starts_with(c)))
+        .unwrap_or(ORDER.len())
+}
+
+/// Compares the engine's decisions with the oracle's lines through [`compare`] and classifies
+/// each finding.
+pub fn judge(decisions: &[PodDecision], oracle: &[Value]) -> (Vec<Mismatch>, Coverage) {
+    const NAME: &str = "scenario";
+    let (problems, coverage) = compare(NAME, decisions, oracle);
+    let mismatches = problems
+        .iter()
+        .map(|problem| {
+            let rest = problem
+                .strip_prefix(NAME)
+                .and_then(|r| r.strip_prefix(": "))
+                .unwrap_or(problem);
+            if let Some(count) = rest.strip_prefix("pods: ") {
+                return Mismatch {
+                    class: "pods".into(),
+                    pod: String::new(),
+                    field: "pods".into(),
+                    spreadlab: count.to_owned(),
+                    oracle: String::new(),
+                };
+            }
+            let (pod, rest) = rest.split_once(": ").unwrap_or(("", rest));
+            let (field, values) = rest.split_once(": spreadlab ").unwrap_or((rest, ""));
+            let (ours, theirs) = values.split_once(", oracle ").unwrap_or((values, ""));
+            Mismatch {
+                class: classify(field),
+                pod: pod.to_owned(),
+                field: field.to_owned(),
+                spreadlab: ours.to_owned(),
+                oracle: theirs.to_owned(),
+            }
+        })
+        .collect();
+    (mismatches, coverage)
+}
+
+/// What checking one scenario found.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Nodes in the scenario.
+    pub nodes: usize,
+    /// Pods scheduled.
+    pub pods: usize,
+    /// What was compared.
+    pub coverage: Coverage,
+    /// Every disagreement of the (last) oracle run; empty when the sides agree.
+    pub mismatches: Vec<Mismatch>,
+    /// Oracle runs made (more than one: the first disagreed and was rerun).
+    pub oracle_runs: usize,
+    /// Time spent preparing and scheduling on the spreadlab side.
+    pub spreadlab_time: Duration,
+    /// Time spent in the oracle.
+    pub oracle_time: Duration,
+}
+
+impl Outcome {
+    /// The most specific class among the first disagreeing pod's mismatches.
+    pub fn root_class(&self) -> Option<&str> {
+        let first = self.mismatches.first()?;
+        self.mismatches
+            .iter()
+            .filter(|m| m.pod == first.pod)
+            .min_by_key(|m| class_rank(&m.class))
+            .map(|m| m.class.as_str())
+    }
+
+    /// Whether a mismatch of `class` is among the findings.
+    pub fn has_class(&self, class: &str) -> bool {
+        self.mismatches.iter().any(|m| m.class == class)
+    }
+
+    fn failed(class: &str, message: String) -> Outcome {
+        Outcome {
+            mismatches: vec![Mismatch {
+                class: class.to_owned(),
+                pod: String::new(),
+                field: String::new(),
+                spreadlab: String::new(),
+                oracle: message,
+            }],
+            ..Outcome::default()
+        }
+    }
+}
+
+/// Prepares the scenario and schedules it on both sides ([`Oracle::run`]); see [`finish`].
+pub fn check(scenario: &Value, oracle: &Oracle, reruns: usize) -> Outcome {
+    let started = Instant::now();
+    let prepared = match prepare(scenario) {
+        Ok(prepared) => prepared,
+        Err(error) => return Outcome::failed(INPUT_REJECTED, error),
+    };
+    let decisions = run_spreadlab(&prepared);
+    let spreadlab_time = started.elapsed();
+    let started = Instant::now();
+    let first = oracle.run(&prepared.input);
+    let mut outcome = finish(&prepared, &decisions, first, oracle, reruns);
+    outcome.spreadlab_time = spreadlab_time;
+    outcome.oracle_time += started.elapsed();
+    outcome
+}
+
+/// Judges the oracle's first answer; when it disagrees, reruns the oracle up to `reruns` times and
+/// keeps the first run that agrees (the oracle has nondeterministic choices: preemption among
+/// equal candidates).
+pub fn finish(
+    prepared: &Prepared,
+    decisions: &[PodDecision],
+    first: Result<Vec<Value>, String>,
+    oracle: &Oracle,
+    reruns: usize,
+) -> Outcome {
+    let mut outcome = Outcome {
+        nodes: prepared.cluster.nodes.len(),
+        pods: prepared.pods.len(),
+        oracle_runs: 1,
+        ..Outcome::default()
+    };
+    let mut answer = first;
+    loop {
+        match &answer {
+            Err(error) => {
+                outcome.mismatches = Outcome::failed(ORACLE_FAILED, error.clone()).mismatches;
+                return outcome;
+            }
+            Ok(lines) => {
+                let (mismatches, coverage) = judge(decisions, lines);
+                outcome.coverage = coverage;
+                outcome.mismatches = mismatches;
+            }
+        }
+        if outcome.mismatches.is_empty() || outcome.oracle_runs > reruns {
+            return outcome;
+        }
+        let started = Instant::now();
+        answer = oracle.run(&prepared.input);
+        outcome.oracle_time += started.elapsed();
+        outcome.oracle_runs += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_drop_the_node() {
+        assert_eq!(classify("filter[node-1].reasons"), "filter.reasons");
+        assert_eq!(classify("filter[a.b].code"), "filter.code");
+        assert_eq!(
+            classify("scores[n][PodTopologySpread]"),
+            "score.PodTopologySpread"
+        );
+        assert_eq!(classify("totals[n]"), "totals");
+        assert_eq!(classify("scored[n]"), "scored");
+        assert_eq!(classify("filter nodes"), "filter.nodes");
+        assert_eq!(classify("topNodes"), "topNodes");
+    }
+
+    #[test]
+    fn batch_output_is_split_per_scenario() {
+        let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        let stdout = r#"{"scenario":"a","pod":"default/x"}
+{"scenario":"b","pod":"default/y"}
+{"scenario":"a","pod":"default/z"}
+{"scenario":"a","end":true,"pods":2,"error":null}
+{"scenario":"b","end":true,"pods":1,"error":"boom"}
+"#;
+        let split = split_batch_output(&names, stdout);
+        assert_eq!(
+            split[0],
+            Ok(vec![json!({"pod":"default/x"}), json!({"pod":"default/z"})])
+        );
+        assert_eq!(split[1], Err("the oracle failed: boom".to_owned()));
+        assert!(split[2].is_err());
+    }
+
+    #[test]
+    fn generated_scenarios_load_and_prepare_idempotently() {
+        for seed in 0..40 {
+            let scenario = crate::generate::scenario(seed);
+            let prepared = prepare(&scenario).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let again = prepare(&prepared.input).unwrap();
+            assert_eq!(again.input, prepared.input, "seed {seed}");
+            assert_eq!(again.pods, prepared.pods, "seed {seed}");
+            let decisions = run_spreadlab(&prepared);
+            assert_eq!(decisions.len(), prepared.pods.len());
+        }
+    }
+}
