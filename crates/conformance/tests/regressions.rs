@@ -21,7 +21,7 @@ use spreadlab_conformance::upstream::yaml_files;
 /// The test checks that they still disagree (so a fix is noticed and the entry removed) and that
 /// nothing else does.
 const KNOWN_OPEN: &[(&str, &str)] = &[(
-    "nominatedNode-960",
+    "nominatedNode-472",
     "a pod left Pending with a nominated node is not injected into later pods' Filter \
      (RunFilterPluginsWithNominatedPods), so a later preemptor picks another node",
 )];
