@@ -30,10 +30,12 @@ const USAGE: &str = "usage: cargo xtask scenario SEED     (print the oracle's in
   --oracle PATH       the tests/oracle binary (default $HOME/.cache/spreadlab/oracle, built by scripts/test.sh)
   --jobs N            scenarios checked at once (default: available cores)
   --shrink            shrink one scenario per mismatch class into tests/regressions/
-  --batch[=K]         run K scenarios per oracle process with its -batch JSON-Lines mode (default K=25)
+  --batch[=K]         K scenarios per oracle process with its -batch JSON-Lines mode (default: K=25
+                      when the oracle has -batch, else one process per scenario)
+  --no-batch          one oracle process per scenario
   --feature-gates G   passed to the oracle, e.g. OpportunisticBatching=false
   --reruns N          oracle reruns of a disagreeing scenario (nondeterministic preemption; default 2)
-  --shrink-budget N   most checks per shrink (default 400)
+  --shrink-budget N   most candidate checks per shrink (default 2000 with -batch, else 400)
   --verbose           print every mismatch";
 
 struct Args {
@@ -42,8 +44,9 @@ struct Args {
     jobs: usize,
     shrink: bool,
     batch: Option<usize>,
+    batch_chosen: bool,
     reruns: usize,
-    shrink_budget: usize,
+    shrink_budget: Option<usize>,
     verbose: bool,
 }
 
@@ -57,8 +60,9 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
         shrink: false,
         batch: None,
+        batch_chosen: false,
         reruns: 2,
-        shrink_budget: 400,
+        shrink_budget: None,
         verbose: false,
     };
     let mut iter = args.iter();
@@ -81,16 +85,29 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             }
             "--jobs" => parsed.jobs = number(iter.next(), "--jobs")?.max(1),
             "--shrink" => parsed.shrink = true,
-            "--batch" => parsed.batch = Some(25),
+            "--batch" => {
+                parsed.batch = Some(25);
+                parsed.batch_chosen = true;
+            }
+            "--no-batch" => {
+                parsed.batch = None;
+                parsed.batch_chosen = true;
+            }
             "--feature-gates" => {
                 let gates = iter.next().ok_or("--feature-gates needs a value")?;
                 parsed.oracle.args.push(format!("-feature-gates={gates}"));
             }
             "--reruns" => parsed.reruns = number(iter.next(), "--reruns")?,
-            "--shrink-budget" => parsed.shrink_budget = number(iter.next(), "--shrink-budget")?,
+            "--shrink-budget" => {
+                parsed.shrink_budget = Some(number(iter.next(), "--shrink-budget")?)
+            }
             "--verbose" => parsed.verbose = true,
             other => match other.strip_prefix("--batch=") {
-                Some(k) => parsed.batch = Some(k.parse().map_err(|_| "--batch=K needs a number")?),
+                Some(k) => {
+                    let k: usize = k.parse().map_err(|_| "--batch=K needs a number")?;
+                    parsed.batch = Some(k.max(1));
+                    parsed.batch_chosen = true;
+                }
                 None => return Err(format!("unknown argument {other:?}\n{USAGE}")),
             },
         }
@@ -102,7 +119,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("oracle") => match parse_args(&args[1..]) {
-            Ok(args) => oracle(&args),
+            Ok(mut args) => {
+                if !args.batch_chosen && args.oracle.path.is_file() && args.oracle.supports_batch()
+                {
+                    args.batch = Some(25);
+                }
+                oracle(&args)
+            }
             Err(error) => {
                 eprintln!("xtask: {error}");
                 ExitCode::from(2)
@@ -432,7 +455,9 @@ fn shrink_all(args: &Args, checked: &[Checked]) {
             &class,
             &args.oracle,
             args.reruns,
-            args.shrink_budget,
+            args.shrink_budget
+                .unwrap_or(if args.batch.is_some() { 2000 } else { 400 }),
+            args.batch.is_some(),
         );
         let file_class = class.replace(['/', ' '], "_");
         let path = dir.join(format!("{file_class}-{}.yaml", c.seed));

@@ -324,6 +324,11 @@ impl Oracle {
         String::from_utf8(output.stdout).map_err(|e| format!("the oracle's output: {e}"))
     }
 
+    /// Whether this binary has the `-batch` mode (`oracle -batch -` with no input succeeds).
+    pub fn supports_batch(&self) -> bool {
+        self.spawn(&["-batch", "-"], String::new()).is_ok()
+    }
+
     /// Runs one scenario (`oracle -`, the scenario on stdin); one output line per pod.
     pub fn run(&self, input: &Value) -> Result<Vec<Value>, String> {
         let stdout = self.spawn(&["-"], input.to_string())?;

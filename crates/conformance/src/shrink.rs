@@ -31,9 +31,13 @@ pub struct Shrunk {
     pub stable: bool,
 }
 
+/// Candidates per oracle process in batch mode.
+const BATCH: usize = 16;
+
 struct Shrinker<'a> {
     class: &'a str,
     oracle: &'a Oracle,
+    batch: bool,
     budget: usize,
     checks: usize,
     best: Value,
@@ -46,7 +50,8 @@ pub fn regressions_root() -> PathBuf {
 }
 
 /// Shrinks `scenario` while `class` stays the root cause of the disagreement, with at most `budget` checks; the
-/// result is checked again with `reruns` oracle reruns. `outcome` is the scenario's own.
+/// result is checked again with `reruns` oracle reruns. `outcome` is the scenario's own. With
+/// `batch`, candidates are checked [`BATCH`] at a time with the oracle's `-batch` mode.
 pub fn shrink(
     scenario: &Value,
     outcome: Outcome,
@@ -54,6 +59,7 @@ pub fn shrink(
     oracle: &Oracle,
     reruns: usize,
     budget: usize,
+    batch: bool,
 ) -> Shrunk {
     let start = differential::prepare(scenario)
         .map(|p| p.input)
@@ -61,6 +67,7 @@ pub fn shrink(
     let mut shrinker = Shrinker {
         class,
         oracle,
+        batch,
         budget,
         checks: 0,
         best: start,
@@ -92,37 +99,72 @@ pub fn shrink(
 }
 
 impl Shrinker<'_> {
-    /// Checks a candidate; keeps it when it reproduces.
-    fn attempt(&mut self, mut candidate: Value) -> bool {
-        if self.checks >= self.budget {
-            return false;
-        }
+    /// The candidate, repaired, when it is worth checking.
+    fn candidate(&self, mut candidate: Value) -> Option<Value> {
         repair(&mut candidate);
-        if candidate == self.best || !valid(&candidate) {
-            return false;
-        }
+        (candidate != self.best && valid(&candidate)).then_some(candidate)
+    }
+
+    /// Checks candidates in order and keeps the first that reproduces; returns its tag. With the
+    /// oracle's batch mode, candidates go to the oracle [`BATCH`] at a time.
+    fn first_success(&mut self, candidates: Vec<(usize, Value)>) -> Option<usize> {
+        let candidates: Vec<(usize, Value)> = candidates
+            .into_iter()
+            .filter_map(|(tag, c)| self.candidate(c).map(|c| (tag, c)))
+            .collect();
         if self.class == INPUT_REJECTED {
             // A loader rejection needs no oracle.
-            self.checks += 1;
-            if let Err(error) = differential::prepare(&candidate) {
-                self.best = candidate;
-                self.outcome.mismatches[0].oracle = error;
-                return true;
+            for (tag, candidate) in candidates {
+                if self.checks >= self.budget {
+                    return None;
+                }
+                self.checks += 1;
+                if let Err(error) = differential::prepare(&candidate) {
+                    self.best = candidate;
+                    self.outcome.mismatches[0].oracle = error;
+                    return Some(tag);
+                }
             }
-            return false;
+            return None;
         }
-        let Ok(prepared) = differential::prepare(&candidate) else {
-            return false;
-        };
-        self.checks += 1;
-        let outcome = differential::check(&prepared.input, self.oracle, 0);
-        if outcome.root_class() == Some(self.class) {
-            self.best = prepared.input;
-            self.outcome = outcome;
-            true
-        } else {
-            false
+        let group = if self.batch { BATCH } else { 1 };
+        for chunk in candidates.chunks(group) {
+            if self.checks >= self.budget {
+                return None;
+            }
+            let prepared: Vec<(usize, differential::Prepared)> = chunk
+                .iter()
+                .filter_map(|(tag, c)| differential::prepare(c).ok().map(|p| (*tag, p)))
+                .collect();
+            self.checks += prepared.len();
+            let answers = if self.batch {
+                let inputs: Vec<Value> = prepared
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, p))| {
+                        let mut input = p.input.clone();
+                        input["name"] = json!(format!("candidate-{i}"));
+                        input
+                    })
+                    .collect();
+                self.oracle.run_batch(&inputs)
+            } else {
+                prepared
+                    .iter()
+                    .map(|(_, p)| self.oracle.run(&p.input))
+                    .collect()
+            };
+            for ((tag, prepared), answer) in prepared.into_iter().zip(answers) {
+                let decisions = differential::run_spreadlab(&prepared);
+                let outcome = differential::finish(&prepared, &decisions, answer, self.oracle, 0);
+                if outcome.root_class() == Some(self.class) {
+                    self.best = prepared.input;
+                    self.outcome = outcome;
+                    return Some(tag);
+                }
+            }
         }
+        None
     }
 
     /// Delta debugging over `best[list]`: removes chunks of halving size.
@@ -133,15 +175,23 @@ impl Shrinker<'_> {
         loop {
             let mut start = 0;
             while start < len(&self.best) && self.checks < self.budget {
-                let mut candidate = self.best.clone();
-                if let Some(items) = candidate[list].as_array_mut() {
-                    let end = (start + chunk).min(items.len());
-                    items.drain(start..end);
-                }
-                if self.attempt(candidate) {
-                    changed = true;
-                } else {
-                    start += chunk;
+                let candidates = (start..len(&self.best))
+                    .step_by(chunk)
+                    .map(|from| {
+                        let mut candidate = self.best.clone();
+                        if let Some(items) = candidate[list].as_array_mut() {
+                            let end = (from + chunk).min(items.len());
+                            items.drain(from..end);
+                        }
+                        (from, candidate)
+                    })
+                    .collect();
+                match self.first_success(candidates) {
+                    Some(from) => {
+                        changed = true;
+                        start = from;
+                    }
+                    None => break,
                 }
             }
             if chunk == 1 || self.checks >= self.budget {
@@ -158,19 +208,23 @@ impl Shrinker<'_> {
             let mut index = 0;
             while index < self.best[list].as_array().map_or(0, Vec::len) {
                 let mut edit = 0;
-                loop {
+                while self.checks < self.budget {
                     let edits = prunable(&self.best[list][index]);
-                    if edit >= edits.len() || self.checks >= self.budget {
-                        break;
-                    }
-                    let mut candidate = self.best.clone();
-                    for pointer in &edits[edit] {
-                        remove_pointer(&mut candidate[list][index], pointer);
-                    }
-                    if self.attempt(candidate) {
-                        changed = true;
-                    } else {
-                        edit += 1;
+                    let candidates = (edit..edits.len())
+                        .map(|e| {
+                            let mut candidate = self.best.clone();
+                            for pointer in &edits[e] {
+                                remove_pointer(&mut candidate[list][index], pointer);
+                            }
+                            (e, candidate)
+                        })
+                        .collect();
+                    match self.first_success(candidates) {
+                        Some(e) => {
+                            changed = true;
+                            edit = e;
+                        }
+                        None => break,
                     }
                 }
                 index += 1;

@@ -20,11 +20,7 @@ use spreadlab_conformance::upstream::yaml_files;
 /// Disagreements kept open on purpose: each is a documented gap (ARCHITECTURE.md, "Known gaps").
 /// The test checks that they still disagree (so a fix is noticed and the entry removed) and that
 /// nothing else does.
-const KNOWN_OPEN: &[(&str, &str)] = &[(
-    "nominatedNode-472",
-    "a pod left Pending with a nominated node is not injected into later pods' Filter \
-     (RunFilterPluginsWithNominatedPods), so a later preemptor picks another node",
-)];
+const KNOWN_OPEN: &[(&str, &str)] = &[];
 
 fn expected_path(file: &Path) -> PathBuf {
     let stem = file
