@@ -242,7 +242,7 @@ fn merge_label_keys(pod: &mut Value) {
 
 /// The pod as written, plus the tolerations spreadlab's DefaultTolerationSeconds admission
 /// appended (`tolerationSeconds: 300`), which the oracle does not add itself.
-fn with_admitted_tolerations(written: &Value, pod: &Pod) -> Result<Value, String> {
+pub(crate) fn with_admitted_tolerations(written: &Value, pod: &Pod) -> Result<Value, String> {
     let mut value = written.clone();
     let mut tolerations = written["spec"]["tolerations"]
         .as_array()

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 use spreadlab_engine::framework::Status;
-use spreadlab_engine::model::{Pod, TaintEffect, TolerationOperator};
+use spreadlab_engine::model::Pod;
 use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
 use spreadlab_k8s::{LoadOptions, Loaded, Source, Workload, WorkloadKind};
 
@@ -339,7 +339,7 @@ fn schedule_pod(pod: &Pod, workload: &Workload, deployment: &Value) -> Result<Va
             }]),
         );
     }
-    let mut spec: Map<String, Value> = template["spec"].as_object().cloned().unwrap_or_default();
+    let spec: Map<String, Value> = template["spec"].as_object().cloned().unwrap_or_default();
     if spec
         .get("nodeName")
         .and_then(Value::as_str)
@@ -348,38 +348,8 @@ fn schedule_pod(pod: &Pod, workload: &Workload, deployment: &Value) -> Result<Va
         return Err(format!("{}: the template sets nodeName", workload.key()));
     }
     // DefaultTolerationSeconds: the tolerations spreadlab's admission appended.
-    let written = spec
-        .get("tolerations")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    if pod.tolerations.len() > written {
-        let mut tolerations = spec
-            .get("tolerations")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for toleration in &pod.tolerations[written..] {
-            if toleration.operator != TolerationOperator::Exists
-                || toleration.effect != Some(TaintEffect::NoExecute)
-            {
-                return Err(format!(
-                    "{}: unexpected admitted toleration {toleration:?}",
-                    pod.key()
-                ));
-            }
-            tolerations.push(json!({
-                "key": toleration.key, "operator": "Exists", "effect": "NoExecute",
-                "tolerationSeconds": 300,
-            }));
-        }
-        spec.insert("tolerations".into(), Value::Array(tolerations));
-    }
-    Ok(json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": metadata,
-        "spec": spec,
-    }))
+    let written = json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec});
+    crate::differential::with_admitted_tolerations(&written, pod)
 }
 
 /// Converts a schedule pod back through `spreadlab_k8s` (with the API server's admission) and
