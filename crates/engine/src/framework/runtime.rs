@@ -511,7 +511,7 @@ fn score_plugin(
                 return Ok(None);
             };
             let raw: Vec<i64> = nodes()
-                .map(|(i, n)| pod_topology_spread::score(&state, snapshot, pod, i, n))
+                .map(|(i, n)| pod_topology_spread::score(&state, i, n))
                 .collect();
             let mut normalized = raw.clone();
             pod_topology_spread::normalize_score(&state, feasible, &mut normalized);

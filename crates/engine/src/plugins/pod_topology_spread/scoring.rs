@@ -28,6 +28,9 @@ pub struct PreScoreState {
     pub topology_normalizing_weight: Vec<f64>,
     /// Per constraint: the `size` given to the weight.
     pub topology_size: Vec<usize>,
+    /// Per constraint: matching pods on each node (snapshot index), read once at PreScore and
+    /// reused by Score for the hostname key.
+    pub node_match_counts: Vec<Vec<u32>>,
 }
 
 /// `topologyNormalizingWeight`.
@@ -90,7 +93,7 @@ pub fn pre_score(
     let needs_affinity = constraints
         .iter()
         .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
-    let match_counts: Vec<Vec<u32>> = constraints
+    let node_match_counts: Vec<Vec<u32>> = constraints
         .iter()
         .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |n| n.to_vec()))
         .collect();
@@ -110,7 +113,7 @@ pub fn pre_score(
                 .map(String::as_str)
                 .unwrap_or("");
             if let Some(count) = counts[index].get_mut(value) {
-                *count += match_counts[index][node_index] as i64;
+                *count += node_match_counts[index][node_index] as i64;
             }
         }
     }
@@ -120,6 +123,7 @@ pub fn pre_score(
         topology_value_to_pod_counts: counts,
         topology_normalizing_weight: weights,
         topology_size,
+        node_match_counts,
     })
 }
 
@@ -129,13 +133,7 @@ fn score_for_count(count: i64, max_skew: i32, weight: f64) -> f64 {
 }
 
 /// Raw score: the weighted matching-pod counts of the node's domains, rounded once.
-pub fn score(
-    state: &PreScoreState,
-    snapshot: &Snapshot,
-    pod: &PodInfo,
-    node_index: usize,
-    node: &NodeInfo,
-) -> i64 {
+pub fn score(state: &PreScoreState, node_index: usize, node: &NodeInfo) -> i64 {
     if state.ignored_nodes.contains(&node_index) {
         return 0;
     }
@@ -145,9 +143,7 @@ pub fn score(
             continue;
         };
         let count = if constraint.topology_key == LABEL_HOSTNAME {
-            snapshot.with_match_counts(&pod.pod.namespace, &constraint.selector, |n| {
-                n[node_index] as i64
-            })
+            state.node_match_counts[index][node_index] as i64
         } else {
             state.topology_value_to_pod_counts[index]
                 .get(value)
