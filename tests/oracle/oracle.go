@@ -510,6 +510,17 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 	if o.sched.Profiles[pod.Spec.SchedulerName] == nil {
 		return fail(fmt.Errorf("no profile for schedulerName %q", pod.Spec.SchedulerName))
 	}
+	// The informer's store has the pod before the scheduler's event handler has queued it; that
+	// handler's AddNominatedPod (with no nomination) must run before this pod can be nominated
+	// below, or it would delete the nomination (a late Add event lost nominations in about 1 run
+	// of 20). The queue's Add holds its lock until the handler is done, so seeing the pod in the
+	// queue means the handler ran.
+	if err := poll(ctx, func() bool {
+		_, ok := o.sched.SchedulingQueue.GetPod(key.Name, key.Namespace)
+		return ok
+	}); err != nil {
+		return fail(fmt.Errorf("waiting for pod %s in the scheduling queue: %w", key, err))
+	}
 
 	// PreEnqueue (SchedulingGates, DefaultPreemption): a gated pod never reaches a cycle.
 	for _, pl := range o.fw.PreEnqueuePlugins() {

@@ -34,7 +34,7 @@ const USAGE: &str = "usage: cargo xtask scenario SEED     (print the oracle's in
                       when the oracle has -batch, else one process per scenario)
   --no-batch          one oracle process per scenario
   --feature-gates G   passed to the oracle, e.g. OpportunisticBatching=false
-  --reruns N          oracle reruns of a disagreeing scenario (nondeterministic preemption; default 2)
+  --reruns N          oracle reruns of a disagreeing scenario (its nominator race, now fixed; default 2)
   --shrink-budget N   most candidate checks per shrink (default 2000 with -batch, else 400)
   --verbose           print every mismatch";
 
@@ -356,12 +356,14 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
     let mut mismatches = 0;
     let mut nodes = 0;
     let mut reruns_agreed = 0;
+    let mut followed = 0;
     let mut spreadlab_time = Duration::ZERO;
     let mut oracle_time = Duration::ZERO;
     let mut classes: BTreeMap<String, ClassStats> = BTreeMap::new();
     for c in checked {
         let o = &c.outcome;
         pods += o.coverage.pods;
+        followed += o.followed;
         verdicts += o.coverage.filter_verdicts;
         scores += o.coverage.scores;
         nodes += o.nodes;
@@ -402,13 +404,15 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
     );
     println!(
         "  {} nodes in all; {:.2} s/scenario wall with {} jobs (spreadlab {:.1} ms, oracle {:.0} ms per scenario); \
-         {} scenarios agreed only on an oracle rerun (nondeterministic preemption)",
+         {} scenarios agreed only on an oracle rerun; {} random preemption picks among equal \
+         candidates followed",
         nodes,
         wall.as_secs_f64() / n,
         args.jobs,
         spreadlab_time.as_secs_f64() * 1000.0 / n,
         oracle_time.as_secs_f64() * 1000.0 / n,
-        reruns_agreed
+        reruns_agreed,
+        followed
     );
     if classes.is_empty() {
         return ExitCode::SUCCESS;

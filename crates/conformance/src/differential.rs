@@ -24,8 +24,10 @@
 //!   with both sides binding the first top node in node input order, scalar `Insufficient`
 //!   reasons as sets, DynamicResources' score left out), its findings parsed into [`Mismatch`]
 //!   records with a class (`filter.reasons`, `score.PodTopologySpread`, `message`, ...).
-//! - [`check`]: all of it, with reruns of the oracle when it disagrees (DefaultPreemption picks
-//!   among equal candidates at random, see ARCHITECTURE.md; a rerun that agrees clears it).
+//! - [`judge_following`]: [`judge`], after making the engine follow the oracle's preemption
+//!   choice wherever upstream picks at random (equally ranked candidates, sampled candidates).
+//! - [`check`]: all of it, with reruns of the oracle when it disagrees (its nominator has a race,
+//!   see ARCHITECTURE.md; a rerun that agrees clears it).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -35,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use spreadlab_engine::model::{Cluster, Pod, TaintEffect, TolerationOperator};
-use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
+use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision, TieBreak};
 use spreadlab_k8s::{LoadOptions, WorkloadKind};
 
 use crate::scenarios::{Coverage, compare, parse_jsonl};
@@ -479,6 +481,46 @@ fn class_rank(class: &str) -> usize {
         .unwrap_or(ORDER.len())
 }
 
+/// Judges the engine against one oracle answer ([`judge`]), accepting every outcome the real
+/// scheduler could have produced: where the oracle nominated another of the equally ranked
+/// preemption candidates (upstream's `pickOneNodeForPreemption` walks a map, so it picks among
+/// them at random), or any candidate when upstream examines only a random subset of them
+/// (`PreemptionReport::candidates_sampled`), the engine is run again following that choice
+/// ([`TieBreak::Follow`]) and judged on that run; every later pod then sees the same cluster on
+/// both sides. `decisions` is the engine's default run. Returns the findings, the coverage and how
+/// many choices were followed.
+pub fn judge_following(
+    prepared: &Prepared,
+    decisions: &[PodDecision],
+    oracle: &[Value],
+) -> (Vec<Mismatch>, Coverage, usize) {
+    let mut follow: BTreeMap<String, String> = BTreeMap::new();
+    let mut rerun: Option<Vec<PodDecision>> = None;
+    loop {
+        let current = rerun.as_deref().unwrap_or(decisions);
+        let next = current.iter().zip(oracle).find_map(|(decision, line)| {
+            let ours = decision.preemption.as_ref()?;
+            let theirs = line["nominatedNode"].as_str()?;
+            let key = format!("{}/{}", decision.namespace, decision.name);
+            let upstream_may =
+                ours.tied_candidates.iter().any(|n| n == theirs) || ours.candidates_sampled;
+            (ours.nominated_node != theirs && upstream_may && !follow.contains_key(&key))
+                .then(|| (key, theirs.to_owned()))
+        });
+        let Some((key, node)) = next else {
+            let (mismatches, coverage) = judge(current, oracle);
+            return (mismatches, coverage, follow.len());
+        };
+        follow.insert(key, node);
+        let options = Options {
+            detail: Detail::All,
+            tie_break: TieBreak::Follow(follow.clone()),
+            ..Options::default()
+        };
+        rerun = Some(scheduler::simulate(&prepared.cluster, &prepared.pods, &options).decisions);
+    }
+}
+
 /// Compares the engine's decisions with the oracle's lines through [`compare`] and classifies
 /// each finding.
 pub fn judge(decisions: &[PodDecision], oracle: &[Value]) -> (Vec<Mismatch>, Coverage) {
@@ -528,6 +570,8 @@ pub struct Outcome {
     pub mismatches: Vec<Mismatch>,
     /// Oracle runs made (more than one: the first disagreed and was rerun).
     pub oracle_runs: usize,
+    /// Preemption choices among equals where the engine followed the oracle's random pick.
+    pub followed: usize,
     /// Time spent preparing and scheduling on the spreadlab side.
     pub spreadlab_time: Duration,
     /// Time spent in the oracle.
@@ -605,9 +649,10 @@ pub fn finish(
                 return outcome;
             }
             Ok(lines) => {
-                let (mismatches, coverage) = judge(decisions, lines);
+                let (mismatches, coverage, followed) = judge_following(prepared, decisions, lines);
                 outcome.coverage = coverage;
                 outcome.mismatches = mismatches;
+                outcome.followed = followed;
             }
         }
         if outcome.mismatches.is_empty() || outcome.oracle_runs > reruns {

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use crate::framework::{
     Code, Diagnosis, PluginName, PodInfo, PreFilterOutcome, Profile, Snapshot, Status,
-    fit_error_message, run_filter, run_pre_filter, run_score,
+    fit_error_message, run_filter_with_nominated_pods, run_pre_filter, run_score,
 };
 use crate::model::{Cluster, Pod};
 use crate::plugins::default_preemption::{self, PreemptionOutcome};
@@ -38,6 +38,57 @@ pub enum Detail {
     None,
 }
 
+/// How the engine chooses among equals where the real scheduler picks at random: nodes sharing the
+/// top score (`selectHost`) and equally ranked preemption candidates (`pickOneNodeForPreemption`
+/// walks a map).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum TieBreak {
+    /// The first in node input order.
+    #[default]
+    FirstInNodeOrder,
+    /// A pseudo-random pick drawn from the seed and the pod's `namespace/name` (the same seed
+    /// gives the same picks on every platform): one of the real scheduler's possible outcomes.
+    Seeded(u64),
+    /// Per pod (`namespace/name`), the node to pick when it is one of the equals (for preemption,
+    /// also any candidate when the real scheduler would only have examined a random subset of
+    /// the candidates); otherwise the first in node order. Replays an observed run.
+    Follow(BTreeMap<String, String>),
+}
+
+impl TieBreak {
+    /// Picks one of `equal` (non-empty, node order); `eligible` are further nodes the pick may
+    /// follow to (a preemption candidate outside the best-ranked ones).
+    fn pick(&self, snapshot: &Snapshot, pod: &Pod, equal: &[usize], eligible: &[usize]) -> usize {
+        match self {
+            TieBreak::FirstInNodeOrder => equal[0],
+            TieBreak::Seeded(seed) => {
+                let mut hash = *seed ^ 0xcbf2_9ce4_8422_2325;
+                for byte in pod.namespace.bytes().chain([b'/']).chain(pod.name.bytes()) {
+                    hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+                }
+                equal[(splitmix64(hash) % equal.len() as u64) as usize]
+            }
+            TieBreak::Follow(choices) => {
+                let key = alloc::format!("{}/{}", pod.namespace, pod.name);
+                choices
+                    .get(&key)
+                    .and_then(|name| snapshot.node_index.get(name))
+                    .copied()
+                    .filter(|node| equal.contains(node) || eligible.contains(node))
+                    .unwrap_or(equal[0])
+            }
+        }
+    }
+}
+
+/// The `splitmix64` finalizer: a well-mixed 64-bit value from any input.
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
 /// Simulation options.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -45,6 +96,8 @@ pub struct Options {
     pub profile: Profile,
     /// The detail kept.
     pub detail: Detail,
+    /// How ties are broken.
+    pub tie_break: TieBreak,
 }
 
 impl Default for Options {
@@ -52,6 +105,7 @@ impl Default for Options {
         Options {
             profile: Profile::default_v1_35(),
             detail: Detail::PendingOnly,
+            tie_break: TieBreak::FirstInNodeOrder,
         }
     }
 }
@@ -115,6 +169,15 @@ pub struct PreemptionReport {
     pub pdb_violations: usize,
     /// The FitError message of the attempt that triggered preemption.
     pub first_attempt_message: String,
+    /// Every node whose candidate ranks as high as the nominated one, in node order (the real
+    /// scheduler picks any of them).
+    pub tied_candidates: Vec<String>,
+    /// How many nodes preemption would make room on.
+    pub candidates: usize,
+    /// Whether the real scheduler would have examined only a random subset of the candidate
+    /// nodes (it stops at `max(10% of the nodes, 100)` candidates), so it may nominate a node
+    /// ranked lower than this one.
+    pub candidates_sampled: bool,
 }
 
 /// The full explanation of one scheduling decision.
@@ -229,15 +292,27 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
             snapshot.remove(id);
         }
         let nominated = snapshot.node_index[&preemption.nominated_node];
+        // prepareCandidateAsync: lower-priority pods nominated to the node lose their
+        // nomination, unless there is no victim to delete (it returns before that step).
+        if !preemption.victims.is_empty() {
+            snapshot
+                .nominated
+                .retain(|n| n.node != nominated || n.info.pod.priority >= info.pod.priority);
+        }
         let (state, pre_filter) = run_pre_filter(&options.profile, snapshot, &info);
         let fits = pre_filter.status.is_success()
-            && run_filter(&options.profile, &state, snapshot, &info, nominated).is_success();
+            && run_filter_with_nominated_pods(&options.profile, &state, snapshot, &info, nominated)
+                .is_success();
         if fits {
             // The retry evaluates only the nominated node and binds it without scoring, so no
             // node is "top-scored"; the message stays the FitError of the preempting cycle, which
             // is what the pod's FailedScheduling event shows (both checked with the oracle).
             snapshot.bind(info, nominated);
             decision.node = Some(preemption.nominated_node.clone());
+        } else {
+            // The pod stays Pending, nominated: later pods of no higher priority must leave room
+            // for it on that node (`RunFilterPluginsWithNominatedPods`).
+            snapshot.nominate(info, nominated);
         }
         decision.preemption = Some(preemption);
         return decision;
@@ -315,6 +390,11 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 ),
             )
         });
+        // Nodes with nominated pods to count are checked after the others, without the cache.
+        let mut with_nominated: Vec<usize> = snapshot.nominated.iter().map(|n| n.node).collect();
+        with_nominated.sort_unstable();
+        with_nominated.dedup();
+        with_nominated.retain(|node| !snapshot.nominated_for(pod, *node).is_empty());
         let mut cache = crate::framework::runtime::prepare_node_local_cache(profile, snapshot, pod);
         for (node_index, node_status) in statuses.iter_mut().enumerate() {
             let in_result = pre_filter
@@ -323,6 +403,9 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
             if !in_result {
                 *node_status = absent.clone();
+                continue;
+            }
+            if with_nominated.binary_search(&node_index).is_ok() {
                 continue;
             }
             let status = crate::framework::runtime::run_filter_cached(
@@ -335,6 +418,22 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             }
         }
         drop(cache);
+        for node_index in with_nominated {
+            let in_result = pre_filter
+                .node_names
+                .as_ref()
+                .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
+            if !in_result {
+                continue;
+            }
+            let status = run_filter_with_nominated_pods(profile, &state, snapshot, pod, node_index);
+            if status.is_success() {
+                feasible.push(node_index);
+            } else {
+                statuses[node_index] = Some(status);
+            }
+        }
+        feasible.sort_unstable();
         if feasible.is_empty() {
             // Nodes with an explicit Filter status; narrowed-out ones count through the absent status.
             diagnosis.node_statuses = statuses
@@ -366,8 +465,34 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             Some(String::from(DYNAMIC_RESOURCES_STATE_NOT_FOUND))
         } else {
             match default_preemption::post_filter(profile, snapshot, &state, pod, &statuses) {
-                PreemptionOutcome::Nominated(candidate) => {
+                PreemptionOutcome::Nominated(nominated) => {
+                    let equal: Vec<usize> = nominated
+                        .tied
+                        .iter()
+                        .map(|&c| nominated.candidates[c].node)
+                        .collect();
+                    let eligible: Vec<usize> = if nominated.sampled {
+                        nominated.candidates.iter().map(|c| c.node).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let node = options
+                        .tie_break
+                        .pick(snapshot, &pod.pod, &equal, &eligible);
+                    let tied_candidates = equal
+                        .iter()
+                        .map(|&n| snapshot.nodes[n].node.name.clone())
+                        .collect();
+                    let n_candidates = nominated.candidates.len();
+                    let candidate = nominated
+                        .candidates
+                        .into_iter()
+                        .find(|c| c.node == node)
+                        .expect("the pick is a candidate");
                     decision.preemption = Some(PreemptionReport {
+                        tied_candidates,
+                        candidates: n_candidates,
+                        candidates_sampled: nominated.sampled,
                         nominated_node: snapshot.nodes[candidate.node].node.name.clone(),
                         // Victims already terminating are not deleted again (upstream's
                         // prepareCandidate skips them); they keep their resources until they go.
@@ -422,7 +547,8 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         tied
     };
     decision.tied_count = tied.len();
-    decision.node = Some(snapshot.nodes[tied[0]].node.name.clone());
+    let chosen = options.tie_break.pick(snapshot, &pod.pod, &tied, &[]);
+    decision.node = Some(snapshot.nodes[chosen].node.name.clone());
     let kept = if options.detail == Detail::None {
         TIED_NODES_KEPT_WITHOUT_DETAIL
     } else {
@@ -736,5 +862,119 @@ mod tests {
             simulation.decisions[0].message.as_deref(),
             Some(NO_NODES_AVAILABLE_MSG)
         );
+    }
+
+    fn cpu_pod(name: &str, app: &str, cpu: i64, priority: i32, on: Option<&str>) -> Pod {
+        let mut p = pod(name, &[("app", app)], on);
+        p.priority = priority;
+        let mut c = crate::model::Container {
+            name: "c".into(),
+            ..Default::default()
+        };
+        c.requests.insert(crate::model::resources::CPU.into(), cpu);
+        p.containers.push(c);
+        p
+    }
+
+    /// A preemptor whose only victim is already terminating deletes nothing, fails its retry and
+    /// stays Pending, nominated (upstream `prepareCandidateAsync` skips terminating victims). The
+    /// next pod must leave it room (`RunFilterPluginsWithNominatedPods`, first pass), and a pod
+    /// whose required affinity only the nominated pod would satisfy does not fit either (second
+    /// pass, without nominated pods).
+    #[test]
+    fn nominated_pods_are_counted_by_later_pods() {
+        let mut old = cpu_pod("old", "old", 3000, 0, Some("a"));
+        old.terminating = true;
+        let cluster = Cluster {
+            nodes: vec![
+                node("a", &[("kubernetes.io/hostname", "a")]),
+                node("b", &[("kubernetes.io/hostname", "b")]),
+            ],
+            pods: vec![old, cpu_pod("full", "full", 4000, 100, Some("b"))],
+            ..Cluster::default()
+        };
+        let hi = cpu_pod("hi", "hi", 2000, 10, None);
+        let lo = cpu_pod("lo", "lo", 1000, 0, None);
+        let mut follower = cpu_pod("follower", "follower", 0, 0, None);
+        follower.affinity.pod_affinity = Some(crate::model::PodAffinity {
+            required: vec![crate::model::PodAffinityTerm {
+                selector: crate::model::Selector::from_set(&crate::framework::testing::labels(&[
+                    ("app", "hi"),
+                ])),
+                topology_key: "kubernetes.io/hostname".into(),
+                namespaces: vec![],
+                namespace_selector: None,
+                match_label_keys: vec![],
+                mismatch_label_keys: vec![],
+                parse_error: None,
+            }],
+            preferred: vec![],
+        });
+        let options = Options {
+            detail: Detail::All,
+            ..Options::default()
+        };
+        let simulation = simulate(&cluster, &[hi, lo, follower], &options);
+        let [hi, lo, follower] = &simulation.decisions[..] else {
+            panic!("three decisions")
+        };
+        let preemption = hi.preemption.as_ref().expect("hi preempts");
+        assert_eq!(preemption.nominated_node, "a");
+        assert!(preemption.victims.is_empty(), "old is already terminating");
+        assert_eq!(hi.node, None);
+        assert_eq!(simulation.snapshot.nominated.len(), 1);
+        // Without the nominated pod, lo would fit on a (3000m + 1000m of 4000m).
+        assert_eq!(lo.node, None);
+        let on_a = &lo.explanation.as_ref().unwrap().nodes[0];
+        assert_eq!(on_a.filter.plugin, Some(PluginName::NodeResourcesFit));
+        assert_eq!(follower.node, None);
+        let on_a = &follower.explanation.as_ref().unwrap().nodes[0];
+        assert_eq!(on_a.filter.plugin, Some(PluginName::InterPodAffinity));
+        // The same pods without the terminating victim: hi evicts nothing, fits at once.
+        let mut free = cluster.clone();
+        free.pods.remove(0);
+        let simulation = simulate(
+            &free,
+            &[
+                cpu_pod("hi", "hi", 2000, 10, None),
+                cpu_pod("lo", "lo", 1000, 0, None),
+            ],
+            &options,
+        );
+        assert_eq!(simulation.decisions[0].node.as_deref(), Some("a"));
+        assert_eq!(simulation.decisions[1].node.as_deref(), Some("a"));
+        assert!(simulation.snapshot.nominated.is_empty());
+    }
+
+    /// Seeded tie-breaks pick among the tied nodes only, the same way for the same seed, and
+    /// reach every tied node over seeds; `Follow` picks the named node when it is tied.
+    #[test]
+    fn tie_breaks_stay_among_the_tied_nodes() {
+        let cluster = Cluster {
+            nodes: vec![node("a", &[]), node("b", &[]), node("c", &[])],
+            ..Cluster::default()
+        };
+        let pods = vec![cpu_pod("p", "p", 100, 0, None)];
+        let mut seen = alloc::collections::BTreeSet::new();
+        for seed in 0..64 {
+            let options = Options {
+                tie_break: TieBreak::Seeded(seed),
+                ..Options::default()
+            };
+            let first = simulate(&cluster, &pods, &options).decisions;
+            assert_eq!(first, simulate(&cluster, &pods, &options).decisions);
+            assert_eq!(first[0].tied_count, 3);
+            seen.insert(first[0].node.clone().unwrap());
+        }
+        assert_eq!(seen.len(), 3, "64 seeds reach every tied node: {seen:?}");
+        let follow = |node: &str| Options {
+            tie_break: TieBreak::Follow([(String::from("default/p"), String::from(node))].into()),
+            ..Options::default()
+        };
+        let decisions = simulate(&cluster, &pods, &follow("c")).decisions;
+        assert_eq!(decisions[0].node.as_deref(), Some("c"));
+        // A node that is not among the tied falls back to the first in node order.
+        let decisions = simulate(&cluster, &pods, &follow("nowhere")).decisions;
+        assert_eq!(decisions[0].node.as_deref(), Some("a"));
     }
 }

@@ -14,10 +14,11 @@ pub use fit_error::{Diagnosis, fit_error_message};
 pub use names::PluginName;
 pub use profile::Profile;
 pub use runtime::{
-    CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, run_filter, run_pre_filter, run_score,
+    CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, add_pod, remove_pod, run_filter,
+    run_filter_with_nominated_pods, run_pre_filter, run_score,
 };
 pub use status::{Code, Reasons, Status};
 pub use types::{
-    AffinityTerm, NodeInfo, PodId, PodInfo, Snapshot, SnapshotWarning, TopologyIndex,
+    AffinityTerm, NodeInfo, NominatedPod, PodId, PodInfo, Snapshot, SnapshotWarning, TopologyIndex,
     WeightedAffinityTerm, pod_requests,
 };

@@ -12,7 +12,7 @@ use core::cell::RefMut;
 use super::names::PluginName;
 use super::profile::Profile;
 use super::status::{Code, Status};
-use super::types::{NodeInfo, PodInfo, Snapshot};
+use super::types::{NodeInfo, PodId, PodInfo, Snapshot};
 use crate::plugins::{
     image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources,
     node_unschedulable, pod_topology_spread, taint_toleration,
@@ -306,6 +306,78 @@ pub fn run_filter(
     node_index: usize,
 ) -> Status {
     run_filter_where(profile, state, snapshot, pod, node_index, |_| true)
+}
+
+/// `RunPreFilterExtensionAddPod`: puts pod `id` (`info`) on its arena node and adds it to the
+/// plugin states of `incoming`'s cycle.
+pub fn add_pod(
+    snapshot: &mut Snapshot,
+    state: &mut CycleState,
+    incoming: &PodInfo,
+    id: PodId,
+    info: PodInfo,
+) {
+    let node_index = snapshot.pod_node[id];
+    let node = snapshot.nodes[node_index].node.clone();
+    if let Some(spread) = &mut state.spread {
+        spread.update_with_pod(&info.pod, incoming, &node, node_index, 1);
+    }
+    if let Some(affinity) = &mut state.inter_pod_affinity {
+        affinity.update_with_pod(snapshot, &info, node_index, 1, &incoming.pod);
+    }
+    snapshot.restore(id, info);
+}
+
+/// `RunPreFilterExtensionRemovePod`: takes pod `id` off its node (keeping its arena slot) and out
+/// of the plugin states of `incoming`'s cycle.
+pub fn remove_pod(
+    snapshot: &mut Snapshot,
+    state: &mut CycleState,
+    incoming: &PodInfo,
+    id: PodId,
+) -> PodInfo {
+    let node_index = snapshot.pod_node[id];
+    let info = snapshot.detach(id);
+    let node = snapshot.nodes[node_index].node.clone();
+    if let Some(spread) = &mut state.spread {
+        spread.update_with_pod(&info.pod, incoming, &node, node_index, -1);
+    }
+    if let Some(affinity) = &mut state.inter_pod_affinity {
+        affinity.update_with_pod(snapshot, &info, node_index, -1, &incoming.pod);
+    }
+    info
+}
+
+/// `RunFilterPluginsWithNominatedPods`: when pods of at least the pod's priority are nominated to
+/// the node, the filters run first as if they were running there (cloned state, `AddPod`), and,
+/// only if that passes, once more without them; the pod must fit both ways. Without such pods it
+/// is [`run_filter`]. The snapshot is left as it was found.
+pub fn run_filter_with_nominated_pods(
+    profile: &Profile,
+    state: &CycleState,
+    snapshot: &mut Snapshot,
+    pod: &PodInfo,
+    node_index: usize,
+) -> Status {
+    let nominated = snapshot.nominated_for(pod, node_index);
+    if nominated.is_empty() {
+        return run_filter(profile, state, snapshot, pod, node_index);
+    }
+    let mut with_nominated = state.clone();
+    for &index in &nominated {
+        let entry = &snapshot.nominated[index];
+        let (id, info) = (entry.id, entry.info.clone());
+        add_pod(snapshot, &mut with_nominated, pod, id, info);
+    }
+    let status = run_filter(profile, &with_nominated, snapshot, pod, node_index);
+    for &index in nominated.iter().rev() {
+        let id = snapshot.nominated[index].id;
+        snapshot.detach(id);
+    }
+    if !status.is_success() {
+        return status;
+    }
+    run_filter(profile, state, snapshot, pod, node_index)
 }
 
 /// Like [`run_filter`], reusing node-local verdicts from `cache` (prepared for this pod by

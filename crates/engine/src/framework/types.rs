@@ -373,6 +373,21 @@ pub struct Snapshot {
     pub node_generation: Vec<u64>,
     /// Node-local plugin results for the pod signature last scheduled (see `runtime::NodeLocalCache`).
     pub(crate) node_local_cache: RefCell<super::runtime::NodeLocalCache>,
+    /// Pods left Pending with a nominated node (the scheduling queue's `PodNominator`), in the
+    /// order they were nominated; later pods' Filter counts them (`RunFilterPluginsWithNominatedPods`).
+    pub nominated: Vec<NominatedPod>,
+}
+
+/// A Pending pod nominated to a node by preemption (`status.nominatedNodeName`).
+#[derive(Clone, Debug)]
+pub struct NominatedPod {
+    /// The arena id reserved for the pod: Filter adds it to its node under this id for the
+    /// duration of one check, and takes it off again.
+    pub id: PodId,
+    /// The nominated node (snapshot index).
+    pub node: usize,
+    /// The pod.
+    pub info: PodInfo,
 }
 
 /// The values of one topology key across the nodes, resolved once per snapshot: plugins work with
@@ -446,6 +461,7 @@ impl Snapshot {
             topology_indexes: RefCell::new(BTreeMap::new()),
             node_generation: Vec::with_capacity(cluster.nodes.len()),
             node_local_cache: RefCell::new(super::runtime::NodeLocalCache::default()),
+            nominated: Vec::new(),
         };
         for node in &cluster.nodes {
             snapshot.add_node(node.clone());
@@ -603,6 +619,41 @@ impl Snapshot {
             self.n_nodes_with_required_anti_affinity_pods += 1;
         }
         self.pods[id] = Some(info);
+    }
+
+    /// Records `info` as Pending and nominated to `node` (`PodNominator.AddNominatedPod`), replacing
+    /// an earlier nomination of the same pod.
+    pub fn nominate(&mut self, info: PodInfo, node: usize) {
+        self.clear_nomination(&info.pod.namespace, &info.pod.name);
+        let id = self.pods.len();
+        self.pods.push(None);
+        self.pod_node.push(node);
+        self.nominated.push(NominatedPod { id, node, info });
+    }
+
+    /// Forgets a pod's nomination (`DeleteNominatedPodIfExists`), if any.
+    pub fn clear_nomination(&mut self, namespace: &str, name: &str) {
+        self.nominated
+            .retain(|n| n.info.pod.namespace != namespace || n.info.pod.name != name);
+    }
+
+    /// Indexes into [`Snapshot::nominated`] of the pods nominated to `node` that `pod` must yield to:
+    /// priority at least the pod's, and not the pod itself (`addGENominatedPods`).
+    pub fn nominated_for(&self, pod: &PodInfo, node: usize) -> Vec<usize> {
+        if self.nominated.is_empty() {
+            return Vec::new();
+        }
+        self.nominated
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| {
+                n.node == node
+                    && n.info.pod.priority >= pod.pod.priority
+                    && (n.info.pod.namespace != pod.pod.namespace
+                        || n.info.pod.name != pod.pod.name)
+            })
+            .map(|(index, _)| index)
+            .collect()
     }
 
     /// Forgets the node-local plugin results kept for the last pod signature (they are exact, so

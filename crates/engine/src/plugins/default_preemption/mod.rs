@@ -8,8 +8,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::framework::{
-    Code, CycleState, Diagnosis, PodId, PodInfo, Profile, Snapshot, Status, fit_error_message,
-    run_filter,
+    Code, CycleState, Diagnosis, PodId, PodInfo, Profile, Snapshot, Status, add_pod,
+    fit_error_message, remove_pod, run_filter_with_nominated_pods,
 };
 use crate::model::{PodDisruptionBudget, PreemptionPolicy};
 
@@ -29,11 +29,24 @@ pub struct Candidate {
     pub num_pdb_violations: usize,
 }
 
+/// The candidates preemption found, ranked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidates {
+    /// Every candidate, in node order.
+    pub candidates: Vec<Candidate>,
+    /// Indexes into `candidates` of those ranked best by `pickOneNodeForPreemption` (upstream
+    /// picks among them at random: it walks a map).
+    pub tied: Vec<usize>,
+    /// Whether upstream would have stopped its dry run after `max(10% of the potential nodes,
+    /// 100)` candidates found from a random offset, so it may have seen only some of these.
+    pub sampled: bool,
+}
+
 /// The PostFilter outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PreemptionOutcome {
-    /// A node was nominated; the victims are evicted.
-    Nominated(Candidate),
+    /// Preemption helps; one of the candidates is nominated and its victims evicted.
+    Nominated(Candidates),
     /// Preemption did not help; the message is the PostFilter text (already prefixed `preemption: `).
     Failed(String),
 }
@@ -86,44 +99,6 @@ fn split_by_pdb_violation(
     (violating, non_violating)
 }
 
-/// Removes a pod from the node and from the copied plugin states (`removePod`).
-fn dry_remove(
-    snapshot: &mut Snapshot,
-    state: &mut CycleState,
-    preemptor: &PodInfo,
-    id: PodId,
-) -> PodInfo {
-    let node_index = snapshot.pod_node[id];
-    let info = snapshot.detach(id);
-    let node = snapshot.nodes[node_index].node.clone();
-    if let Some(spread) = &mut state.spread {
-        spread.update_with_pod(&info.pod, preemptor, &node, node_index, -1);
-    }
-    if let Some(affinity) = &mut state.inter_pod_affinity {
-        affinity.update_with_pod(snapshot, &info, node_index, -1, &preemptor.pod);
-    }
-    info
-}
-
-/// Puts a pod back (`addPod`).
-fn dry_add(
-    snapshot: &mut Snapshot,
-    state: &mut CycleState,
-    preemptor: &PodInfo,
-    id: PodId,
-    info: PodInfo,
-) {
-    let node_index = snapshot.pod_node[id];
-    let node = snapshot.nodes[node_index].node.clone();
-    if let Some(spread) = &mut state.spread {
-        spread.update_with_pod(&info.pod, preemptor, &node, node_index, 1);
-    }
-    if let Some(affinity) = &mut state.inter_pod_affinity {
-        affinity.update_with_pod(snapshot, &info, node_index, 1, &preemptor.pod);
-    }
-    snapshot.restore(id, info);
-}
-
 /// `SelectVictimsOnNode`: removes every lower-priority pod, checks the pod fits, then reprieves as
 /// many as possible (PDB-violating ones first). Leaves the snapshot as it found it.
 fn select_victims_on_node(
@@ -148,13 +123,13 @@ fn select_victims_on_node(
     }
     let mut removed: Vec<(PodId, PodInfo)> = Vec::with_capacity(potential.len());
     for &id in &potential {
-        let info = dry_remove(snapshot, &mut state, preemptor, id);
+        let info = remove_pod(snapshot, &mut state, preemptor, id);
         removed.push((id, info));
     }
-    let fits = run_filter(profile, &state, snapshot, preemptor, node_index);
+    let fits = run_filter_with_nominated_pods(profile, &state, snapshot, preemptor, node_index);
     if !fits.is_success() {
         for (id, info) in removed {
-            dry_add(snapshot, &mut state, preemptor, id, info);
+            add_pod(snapshot, &mut state, preemptor, id, info);
         }
         return Err(fits);
     }
@@ -162,14 +137,14 @@ fn select_victims_on_node(
     // consistent start: restoring the snapshot alone would leave the plugin states decremented
     // twice (found by differential testing, tests/regressions/victims-922.yaml).
     for (id, info) in removed.drain(..) {
-        dry_add(snapshot, &mut state, preemptor, id, info);
+        add_pod(snapshot, &mut state, preemptor, id, info);
     }
     potential.sort_by(|a, b| more_important_first(snapshot, *a, *b));
     let (violating, non_violating) =
         split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone());
     let mut pending: Vec<(PodId, PodInfo)> = Vec::new();
     for &id in &potential {
-        let info = dry_remove(snapshot, &mut state, preemptor, id);
+        let info = remove_pod(snapshot, &mut state, preemptor, id);
         pending.push((id, info));
     }
     let mut victims = Vec::new();
@@ -181,9 +156,11 @@ fn select_victims_on_node(
                 .position(|(p, _)| *p == id)
                 .expect("pending holds every potential victim");
             let (_, info) = pending.swap_remove(position);
-            dry_add(snapshot, &mut state, preemptor, id, info);
-            if !run_filter(profile, &state, snapshot, preemptor, node_index).is_success() {
-                let info = dry_remove(snapshot, &mut state, preemptor, id);
+            add_pod(snapshot, &mut state, preemptor, id, info);
+            if !run_filter_with_nominated_pods(profile, &state, snapshot, preemptor, node_index)
+                .is_success()
+            {
+                let info = remove_pod(snapshot, &mut state, preemptor, id);
                 pending.push((id, info));
                 victims.push(id);
                 if is_violating {
@@ -204,9 +181,9 @@ fn select_victims_on_node(
 }
 
 /// `pickOneNodeForPreemption`: fewest PDB violations, then the lowest highest-victim priority, the
-/// lowest priority sum, the fewest victims, the latest start among the highest-priority victims;
-/// then the first in node order (upstream: the first found from a random offset).
-fn pick_one(snapshot: &Snapshot, candidates: &[Candidate]) -> usize {
+/// lowest priority sum, the fewest victims, the latest start among the highest-priority victims.
+/// Returns the indexes of every candidate ranked best (upstream picks one of them at random).
+fn rank_best(snapshot: &Snapshot, candidates: &[Candidate]) -> Vec<usize> {
     let key = |c: &Candidate| {
         let highest = c
             .victims
@@ -232,13 +209,19 @@ fn pick_one(snapshot: &Snapshot, candidates: &[Candidate]) -> usize {
             core::cmp::Reverse(earliest_start_of_highest),
         )
     };
-    let mut best = 0;
-    for index in 1..candidates.len() {
-        if key(&candidates[index]) < key(&candidates[best]) {
-            best = index;
-        }
-    }
-    best
+    let keys: Vec<_> = candidates.iter().map(key).collect();
+    let Some(best) = keys.iter().min() else {
+        return Vec::new();
+    };
+    (0..candidates.len())
+        .filter(|&i| keys[i] == *best)
+        .collect()
+}
+
+/// `calculateNumCandidates`: how many candidates upstream's dry run looks for before it stops.
+fn num_candidates(potential_nodes: usize) -> usize {
+    let n = (potential_nodes * 10 / 100).max(100);
+    n.min(potential_nodes)
 }
 
 /// `PodEligibleToPreemptOthers` (the policy half; nominated-node terminating victims cannot occur in
@@ -270,10 +253,12 @@ pub fn post_filter(
         ..Diagnosis::default()
     };
     let mut candidates = Vec::new();
+    let mut potential_nodes = 0;
     for (node_index, status) in node_statuses.iter().enumerate() {
         let name = snapshot.nodes[node_index].node.name.clone();
         match status {
             Some(status) if status.code == Code::Unschedulable => {
+                potential_nodes += 1;
                 match select_victims_on_node(profile, snapshot, state, preemptor, node_index) {
                     Ok(candidate) => candidates.push(candidate),
                     Err(status) => diagnosis.node_statuses.push((name, status)),
@@ -291,8 +276,17 @@ pub fn post_filter(
             fit_error_message(snapshot.num_nodes(), &diagnosis)
         ));
     }
-    let best = pick_one(snapshot, &candidates);
-    PreemptionOutcome::Nominated(candidates.swap_remove(best))
+    let tied = rank_best(snapshot, &candidates);
+    let wanted = num_candidates(potential_nodes);
+    // Upstream stops once it holds `wanted` candidates, one of them without PDB violations.
+    let sampled = wanted < potential_nodes
+        && candidates.len() >= wanted
+        && candidates.iter().any(|c| c.num_pdb_violations == 0);
+    PreemptionOutcome::Nominated(Candidates {
+        candidates,
+        tied,
+        sampled,
+    })
 }
 
 #[cfg(test)]
@@ -332,8 +326,10 @@ mod tests {
         let statuses: vec::Vec<Option<Status>> =
             vec![Some(run_filter(&profile, &state, &snap, &preemptor, 0))];
         match super::post_filter(&profile, &mut snap, &state, &preemptor, &statuses) {
-            super::PreemptionOutcome::Nominated(candidate) => {
-                let victims: vec::Vec<_> = candidate
+            super::PreemptionOutcome::Nominated(found) => {
+                assert_eq!(found.tied, vec![0]);
+                assert!(!found.sampled);
+                let victims: vec::Vec<_> = found.candidates[0]
                     .victims
                     .iter()
                     .map(|v| snap.pod(*v).pod.name.clone())
