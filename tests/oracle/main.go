@@ -5,10 +5,10 @@
 //
 //	oracle [flags] <scenario.yaml|scenario.json|->
 //	oracle -batch [flags] [scenarios.jsonl|-]      (JSON Lines, one scenario a line; default stdin)
-//	oracle -synthetic spread|anti -nodes N -pods M [flags]
 //
-// Modes (combinable with -batch and -synthetic): the default full scheduling
-// cycle, -plugin <Name> (one plugin, no binding), -time (throughput only).
+// Modes (combinable with -batch): the default full scheduling cycle, -plugin
+// <Name> (one plugin, no binding), -time (throughput only; `cargo xtask speed`
+// feeds it the synthetic benchmark scenarios of crates/conformance/src/synthetic.rs).
 package main
 
 import (
@@ -57,35 +57,27 @@ func main() {
 	featureGates := flag.String("feature-gates", "", "feature gates to change from their v1.35 defaults, e.g. OpportunisticBatching=false")
 	flag.BoolVar(&op.dumpProfile, "dump-profile", false, "print the expanded profile (plugins per extension point) and the relevant feature gates to stderr")
 	flag.BoolVar(&op.crossCheck, "cross-check", true, "also run the scheduler's own SchedulePod on each pod and report disagreements in \"crossCheck\"")
-	flag.DurationVar(&op.timeout, "timeout", 60*time.Second, "timeout per scenario (0: none; default none with -synthetic)")
+	flag.DurationVar(&op.timeout, "timeout", 60*time.Second, "timeout per scenario (0: none)")
 	batch := flag.Bool("batch", false, "read scenarios as JSON Lines (stdin, or the file argument) and run them one after another")
 	flag.StringVar(&op.plugin, "plugin", "", "single-plugin mode: run only this plugin's PreFilter/Filter/PreScore/Score on each pod, without binding")
 	flag.BoolVar(&op.timing, "time", false, "timing mode: schedule without per-pod output or cross-check, print one throughput line")
 	flag.BoolVar(&op.viaSchedulePod, "time-schedulepod", false, "with -time: let the scheduler's own SchedulePod (parallel filtering and scoring) pick the nodes instead of the oracle's step-by-step cycle")
-	synthetic := flag.String("synthetic", "", "generate the benchmark cluster of crates/bench instead of reading a scenario: spread or anti")
-	nodes := flag.Int("nodes", 5000, "-synthetic: number of nodes")
-	pods := flag.Int("pods", 10000, "-synthetic: number of pods")
 	fieldManaged := flag.Bool("field-managed-client", false, "use fake.NewClientset (field-managed object tracker, much slower API writes) instead of fake.NewSimpleClientset")
 	cpuProfile := flag.String("cpuprofile", "", "write a Go CPU profile to this file")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: %s [flags] <scenario.yaml|scenario.json|->\n"+
-			"       %s -batch [flags] [scenarios.jsonl|-]\n"+
-			"       %s -synthetic spread|anti [-nodes N] [-pods M] [flags]\n", os.Args[0], os.Args[0], os.Args[0])
+			"       %s -batch [flags] [scenarios.jsonl|-]\n", os.Args[0], os.Args[0])
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	_ = klogFlags.Set("v", *verbosity)
 	_ = klogFlags.Set("logtostderr", "true")
-	timeoutSet := false
-	flag.Visit(func(f *flag.Flag) { timeoutSet = timeoutSet || f.Name == "timeout" })
-
-	if (*synthetic != "" && (*batch || flag.NArg() != 0)) || (*batch && flag.NArg() > 1) ||
-		(!*batch && *synthetic == "" && flag.NArg() != 1) {
+	if (*batch && flag.NArg() > 1) || (!*batch && flag.NArg() != 1) {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if op.plugin != "" && (op.timing || *synthetic != "") {
-		fatalf("-plugin cannot be combined with -time or -synthetic")
+	if op.plugin != "" && op.timing {
+		fatalf("-plugin cannot be combined with -time")
 	}
 	if op.viaSchedulePod && !op.timing {
 		fatalf("-time-schedulepod needs -time")
@@ -129,15 +121,7 @@ func main() {
 		return
 	}
 
-	var sc *scenario
-	if *synthetic != "" {
-		if !timeoutSet {
-			op.timeout = 0
-		}
-		sc, err = e.dec.synthetic(*synthetic, *nodes, *pods, op.decodeMode())
-	} else {
-		sc, err = e.dec.readScenario(flag.Arg(0), op.decodeMode())
-	}
+	sc, err := e.dec.readScenario(flag.Arg(0), op.decodeMode())
 	if err != nil {
 		fatalf("%v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -172,16 +173,52 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-// TestSynthetic checks the generated cluster and that -time schedules every pod:
-// 6 spread pods on 6 nodes in 3 zones, and 6 anti-affinity pods (one a node).
-func TestSynthetic(t *testing.T) {
-	sc, err := testEnv.dec.synthetic("spread", 6, 6, modeAPI)
+// timingScenario writes the shape of crates/conformance/src/synthetic.rs at a
+// small size (nodes node-00000.. over 3 zones, pods <shape>-00000..) and reads it.
+func timingScenario(t *testing.T, shape string, nodes, pods int) *scenario {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("name: timing\nobjects:\n")
+	for i := 0; i < nodes; i++ {
+		fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Node
+  metadata:
+    name: node-%05d
+    labels: {kubernetes.io/hostname: node-%05d, topology.kubernetes.io/zone: zone-%d}
+  status:
+    capacity: {cpu: "32", memory: 128Gi, pods: "110"}
+    allocatable: {cpu: "32", memory: 128Gi, pods: "110"}
+`, i, i, i%3)
+	}
+	b.WriteString("schedule:\n")
+	for i := 0; i < pods; i++ {
+		constraint := `topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: spread}}}]`
+		if shape == "anti" {
+			constraint = `affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchExpressions: [{key: app, operator: In, values: [anti]}]}, topologyKey: kubernetes.io/hostname}]}}`
+		}
+		fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Pod
+  metadata: {name: %s-%05d, namespace: default, labels: {app: %s}}
+  spec:
+    containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+    %s
+`, shape, i, shape, constraint)
+	}
+	path := filepath.Join(t.TempDir(), "timing.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := testEnv.dec.readScenario(path, modeAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sc.NodeOrder, ","); got != "node-00000,node-00001,node-00002,node-00003,node-00004,node-00005" {
-		t.Errorf("nodes %s", got)
-	}
+	return sc
+}
+
+// TestTiming checks that -time schedules every pod: 6 spread pods on 6 nodes in
+// 3 zones (2 a zone), and 6 anti-affinity pods (one a node), with both deciders.
+func TestTiming(t *testing.T) {
+	sc := timingScenario(t, "spread", 6, 6)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	o, err := newOracle(ctx, testEnv, sc)
@@ -203,10 +240,7 @@ func TestSynthetic(t *testing.T) {
 
 	for _, shape := range []string{"spread", "anti"} {
 		for _, viaSchedulePod := range []bool{false, true} {
-			sc, err := testEnv.dec.synthetic(shape, 6, 6, modeAPI)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sc := timingScenario(t, shape, 6, 6)
 			var got []any
 			op := &options{viaSchedulePod: viaSchedulePod}
 			n, err := runTiming(ctx, testEnv, op, sc, func(v any) error { got = append(got, v); return nil })
@@ -221,19 +255,13 @@ func TestSynthetic(t *testing.T) {
 		}
 	}
 	// The 7th anti pod has no node left: the oracle's path reports it unschedulable.
-	sc, err = testEnv.dec.synthetic("anti", 6, 7, modeAPI)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc = timingScenario(t, "anti", 6, 7)
 	var got []any
 	if _, err := runTiming(ctx, testEnv, &options{viaSchedulePod: true}, sc, func(v any) error { got = append(got, v); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if line := got[0].(timingLine); line.Scheduled != 6 || line.Errors != 0 {
 		t.Errorf("anti 6/7: %+v", line)
-	}
-	if _, err := testEnv.dec.synthetic("other", 6, 7, modeAPI); err == nil {
-		t.Error("unknown shape accepted")
 	}
 }
 

@@ -2,7 +2,8 @@
 //! Pods per second = pods / reported time. Upstream's CI floors for these shapes are 460 pods/s
 //! (topology spreading) and 60 pods/s (required anti-affinity).
 
-use spreadlab_bench::{anti_affinity_pods, cluster, spread_pods};
+use spreadlab_bench::load;
+use spreadlab_conformance::synthetic::Shape;
 use spreadlab_engine::scheduler::{Detail, Options, simulate};
 
 fn main() {
@@ -19,8 +20,7 @@ fn options() -> Options {
 /// 5,000 nodes in 3 zones, 10,000 pods with hard zone spread.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn spread_5000_nodes_10000_pods(bencher: divan::Bencher) {
-    let cluster = cluster(5_000, 3);
-    let pods = spread_pods(10_000);
+    let (cluster, pods) = load(Shape::Spread, 5_000, 10_000);
     let options = options();
     bencher.bench_local(|| {
         let simulation = simulate(&cluster, &pods, &options);
@@ -31,8 +31,7 @@ fn spread_5000_nodes_10000_pods(bencher: divan::Bencher) {
 /// 5,000 nodes, 2,000 pods with required hostname anti-affinity.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn anti_affinity_5000_nodes_2000_pods(bencher: divan::Bencher) {
-    let cluster = cluster(5_000, 3);
-    let pods = anti_affinity_pods(2_000);
+    let (cluster, pods) = load(Shape::AntiAffinity, 5_000, 2_000);
     let options = options();
     bencher.bench_local(|| {
         let simulation = simulate(&cluster, &pods, &options);

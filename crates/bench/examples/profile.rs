@@ -1,18 +1,15 @@
 //! Runs one benchmark shape once, for profilers: `cargo run --release -p spreadlab-bench --example profile -- spread 1000`.
 
-use spreadlab_bench::{anti_affinity_pods, cluster, spread_pods};
+use spreadlab_bench::load;
+use spreadlab_conformance::synthetic::Shape;
 use spreadlab_engine::scheduler::{Detail, Options, simulate};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let shape = args.get(1).map_or("spread", String::as_str);
     let n: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(1_000);
-    let cluster = cluster(5_000, 3);
-    let pods = if shape == "anti" {
-        anti_affinity_pods(n)
-    } else {
-        spread_pods(n)
-    };
+    let shape_kind = Shape::parse(shape).unwrap_or(Shape::Spread);
+    let (cluster, pods) = load(shape_kind, 5_000, n);
     let options = Options {
         detail: Detail::None,
         ..Options::default()

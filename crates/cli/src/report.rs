@@ -84,7 +84,7 @@ pub struct PodReport {
     pub message: Option<String>,
     /// Feasible nodes.
     pub feasible_nodes: usize,
-    /// Preemption that placed the pod.
+    /// Preemption made for the pod (it placed the pod, or left it nominated).
     pub preemption: Option<PreemptionView>,
     /// Per-node detail (Pending pods by default; all with `--detail all`).
     pub explanation: Option<ExplanationView>,
@@ -102,6 +102,15 @@ pub struct PreemptionView {
     pub pdb_violations: usize,
     /// The message of the attempt that triggered preemption.
     pub first_attempt_message: String,
+    /// Every node ranked as high as the nominated one (the real scheduler picks any of them).
+    pub tied_candidates: Vec<String>,
+    /// How many nodes preemption would make room on.
+    pub candidates: usize,
+    /// Whether the real scheduler would examine only a random subset of the candidates.
+    pub candidates_sampled: bool,
+    /// Whether the pod was placed on the nominated node; `false`: it stays Pending, nominated
+    /// (its victims were already terminating), and later pods leave it room there.
+    pub placed: bool,
 }
 
 /// Per-node detail.
@@ -298,6 +307,10 @@ pub fn pod_view(decision: &PodDecision, workload: Option<String>) -> PodReport {
             victims: p.victims.clone(),
             pdb_violations: p.pdb_violations,
             first_attempt_message: p.first_attempt_message.clone(),
+            tied_candidates: p.tied_candidates.clone(),
+            candidates: p.candidates,
+            candidates_sampled: p.candidates_sampled,
+            placed: decision.node.is_some(),
         }),
         explanation: decision.explanation.as_ref().map(explanation_view),
     }

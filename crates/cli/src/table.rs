@@ -82,14 +82,36 @@ pub fn render(report: &Report) -> String {
             };
             let _ = writeln!(out, "{key:width$}  {node:24}  {tied}");
             if let Some(preemption) = &pod.preemption {
+                let victims = if preemption.victims.is_empty() {
+                    String::from("nothing (its victims were already terminating)")
+                } else {
+                    preemption.victims.join(", ")
+                };
+                let outcome = if preemption.placed {
+                    "preempted"
+                } else {
+                    "stays Pending, nominated; preempted"
+                };
                 let _ = writeln!(
                     out,
-                    "{:width$}  preempted {} on {} ({} PDB violations)",
-                    "",
-                    preemption.victims.join(", "),
-                    preemption.nominated_node,
-                    preemption.pdb_violations
+                    "{:width$}  {outcome} {victims} on {} ({} PDB violations)",
+                    "", preemption.nominated_node, preemption.pdb_violations
                 );
+                if preemption.tied_candidates.len() > 1 {
+                    let _ = writeln!(
+                        out,
+                        "{:width$}  the real scheduler picks at random among equally ranked candidates: {}",
+                        "",
+                        names(&preemption.tied_candidates)
+                    );
+                }
+                if preemption.candidates_sampled {
+                    let _ = writeln!(
+                        out,
+                        "{:width$}  the real scheduler examines only part of the {} candidates (from a random offset) and may nominate another",
+                        "", preemption.candidates
+                    );
+                }
             }
         }
     }

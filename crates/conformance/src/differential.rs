@@ -337,6 +337,16 @@ impl Oracle {
         parse_jsonl(&stdout)
     }
 
+    /// Times the oracle's scheduling loop on one scenario (`oracle -time -timeout 0 -`): its
+    /// one throughput line (`seconds`, `podsPerSecond`, `scheduled`, `cpuSeconds`, ...).
+    pub fn time(&self, input: &Value) -> Result<Value, String> {
+        let stdout = self.spawn(&["-time", "-timeout", "0", "-"], input.to_string())?;
+        parse_jsonl(&stdout)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| String::from("the oracle printed no timing line"))
+    }
+
     /// Runs several scenarios in one process (`oracle -batch -`: one scenario per input line;
     /// see [`split_batch_output`]). Scenario names must be distinct.
     pub fn run_batch(&self, inputs: &[Value]) -> Vec<Result<Vec<Value>, String>> {
@@ -623,6 +633,43 @@ pub fn check(scenario: &Value, oracle: &Oracle, reruns: usize) -> Outcome {
     outcome.spreadlab_time = spreadlab_time;
     outcome.oracle_time += started.elapsed();
     outcome
+}
+
+/// Checks several scenarios with one oracle process (`-batch`): each is prepared and scheduled
+/// by spreadlab, the oracle answers them all, and each answer is judged as [`finish`] does. A
+/// scenario spreadlab cannot prepare is reported as [`check`] reports it. The times in each
+/// outcome are the batch's averages.
+pub fn check_batch(scenarios: &[Value], oracle: &Oracle, reruns: usize) -> Vec<Outcome> {
+    let started = Instant::now();
+    let prepared: Vec<_> = scenarios.iter().map(prepare).collect();
+    let decisions: Vec<_> = prepared
+        .iter()
+        .map(|p| p.as_ref().ok().map(run_spreadlab))
+        .collect();
+    let spreadlab_time = started.elapsed() / scenarios.len().max(1) as u32;
+    let inputs: Vec<Value> = prepared
+        .iter()
+        .filter_map(|p| p.as_ref().ok().map(|p| p.input.clone()))
+        .collect();
+    let started = Instant::now();
+    let mut answers = oracle.run_batch(&inputs).into_iter();
+    let oracle_time = started.elapsed() / inputs.len().max(1) as u32;
+    scenarios
+        .iter()
+        .zip(prepared.iter().zip(&decisions))
+        .map(
+            |(scenario, (prepared, decisions))| match (prepared, decisions) {
+                (Ok(prepared), Some(decisions)) => {
+                    let answer = answers.next().unwrap_or_else(|| Err("no answer".into()));
+                    let mut outcome = finish(prepared, decisions, answer, oracle, reruns);
+                    outcome.spreadlab_time = spreadlab_time;
+                    outcome.oracle_time += oracle_time;
+                    outcome
+                }
+                _ => check(scenario, oracle, 0),
+            },
+        )
+        .collect()
 }
 
 /// Judges the oracle's first answer; when it disagrees, reruns the oracle up to `reruns` times and

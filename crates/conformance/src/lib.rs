@@ -9,4 +9,5 @@ pub mod differential;
 pub mod generate;
 pub mod scenarios;
 pub mod shrink;
+pub mod synthetic;
 pub mod upstream;
