@@ -1,7 +1,10 @@
 //! `spreadlab`: the command-line face of the engine. Reads files, calls the engine, prints reports.
 //!
-//! Exit codes: 0 every replica placed, 1 at least one replica Pending, 2 usage error, 3 input error.
+//! Exit codes: 0 every replica placed (`whatif`: every workload back to its desired replicas after
+//! every failure; `capacity`: every HPA maxReplicas reachable), 1 otherwise, 2 usage error, 3
+//! input error.
 
+mod analyses;
 mod report;
 mod table;
 
@@ -47,6 +50,82 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DetailArg::Pending)]
         detail: DetailArg,
     },
+    /// Fails a zone or a node (removed, or unreachable), reschedules the lost replicas and says
+    /// which workloads survive, which PodDisruptionBudgets a drain would violate, and where the
+    /// spread ends up when the domain comes back.
+    Whatif {
+        /// Manifests and snapshots, as for `simulate`.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// A failure: `zone=<value>` or `node=<name>` (repeatable).
+        #[arg(long = "fail", value_parser = parse_domain)]
+        fail: Vec<spreadlab_engine::analysis::failure::Domain>,
+        /// Fail every zone, or every node holding a replica, one at a time, and give the N+1 verdict.
+        #[arg(long = "fail-each", value_enum)]
+        fail_each: Vec<DomainKindArg>,
+        /// How the nodes fail: deleted (`removed`), `unreachable` (tainted, pods evicted), or `both`.
+        #[arg(long, value_enum, default_value_t = ModeArg::Both)]
+        mode: ModeArg,
+        /// Output format.
+        #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
+        output: Format,
+    },
+    /// How many more replicas of each workload fit (its own spread and affinity included), where,
+    /// and what stops the next one; whether a HorizontalPodAutoscaler's maxReplicas is reachable.
+    Capacity {
+        /// Manifests and snapshots, as for `simulate`.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Only this workload (`Kind/namespace/name` or its name).
+        #[arg(long)]
+        workload: Option<String>,
+        /// Stop counting after this many extra replicas.
+        #[arg(long, default_value_t = 10_000)]
+        max: usize,
+        /// Output format.
+        #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
+        output: Format,
+    },
+    /// The real scheduler picks at random among equally scored nodes: places the workloads under
+    /// many seeded tie-break sequences and reports how concentrated the replicas can end up.
+    Risk {
+        /// Manifests and snapshots, as for `simulate`.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Seeded runs.
+        #[arg(long, default_value_t = 100)]
+        runs: usize,
+        /// Output format.
+        #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
+        output: Format,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DomainKindArg {
+    /// Every zone.
+    Zone,
+    /// Every node holding a replica.
+    Node,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModeArg {
+    /// Nodes deleted with their pods.
+    Removed,
+    /// Nodes NotReady, tainted unreachable, pods evicted.
+    Unreachable,
+    /// Both, one after the other.
+    Both,
+}
+
+fn parse_domain(text: &str) -> Result<spreadlab_engine::analysis::failure::Domain, String> {
+    use spreadlab_engine::analysis::failure::Domain;
+    match text.split_once('=') {
+        Some(("zone", value)) if !value.is_empty() => Ok(Domain::Zone(value.to_owned())),
+        Some(("node", value)) if !value.is_empty() => Ok(Domain::Node(value.to_owned())),
+        _ => Err(format!("`{text}`: expected zone=<value> or node=<name>")),
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -95,15 +174,34 @@ fn main() -> ExitCode {
             output,
             detail,
         } => simulate(&files, output, detail),
+        Command::Whatif {
+            files,
+            fail,
+            fail_each,
+            mode,
+            output,
+        } => whatif(&files, &fail, &fail_each, mode, output),
+        Command::Capacity {
+            files,
+            workload,
+            max,
+            output,
+        } => capacity(&files, workload.as_deref(), max, output),
+        Command::Risk {
+            files,
+            runs,
+            output,
+        } => risk(&files, runs, output),
     }
 }
 
-fn simulate(files: &[String], output: Format, detail: DetailArg) -> ExitCode {
+/// Reads and loads the files; prints warnings; `Err` (already printed) on any input error.
+fn load_files(files: &[String]) -> Result<Loaded, ExitCode> {
     let sources = match read_sources(files) {
         Ok(sources) => sources,
         Err(error) => {
             eprintln!("error: {error}");
-            return ExitCode::from(EXIT_INPUT_ERROR);
+            return Err(ExitCode::from(EXIT_INPUT_ERROR));
         }
     };
     let loaded = spreadlab_k8s::load(&sources, &LoadOptions::default());
@@ -114,8 +212,147 @@ fn simulate(files: &[String], output: Format, detail: DetailArg) -> ExitCode {
         for error in &loaded.errors {
             eprintln!("error: {error}");
         }
+        return Err(ExitCode::from(EXIT_INPUT_ERROR));
+    }
+    Ok(loaded)
+}
+
+/// Prints `view` as JSON or `table`.
+fn emit<T: serde::Serialize>(output: Format, view: &T, table: impl FnOnce() -> String) -> bool {
+    match output {
+        Format::Json => match serde_json::to_string_pretty(view) {
+            Ok(json) => println!("{json}"),
+            Err(error) => {
+                eprintln!("error: cannot serialize the report: {error}");
+                return false;
+            }
+        },
+        Format::Table => print!("{}", table()),
+    }
+    true
+}
+
+fn analysis_workloads(loaded: &Loaded) -> Vec<spreadlab_engine::analysis::Workload> {
+    loaded
+        .workloads
+        .iter()
+        .map(|w| w.for_analysis(&loaded.cluster))
+        .collect()
+}
+
+fn whatif(
+    files: &[String],
+    domains: &[spreadlab_engine::analysis::failure::Domain],
+    kinds: &[DomainKindArg],
+    mode: ModeArg,
+    output: Format,
+) -> ExitCode {
+    use spreadlab_engine::analysis::failure::{self, DomainKind, FailureMode};
+    if domains.is_empty() && kinds.is_empty() {
+        eprintln!("error: give --fail zone=<value>|node=<name> or --fail-each zone|node");
+        return ExitCode::from(2);
+    }
+    let loaded = match load_files(files) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let workloads = analysis_workloads(&loaded);
+    let options = Options::default();
+    let settled = spreadlab_engine::analysis::settle(&loaded.cluster, &workloads, &options);
+    let modes: &[FailureMode] = match mode {
+        ModeArg::Removed => &[FailureMode::Removed],
+        ModeArg::Unreachable => &[FailureMode::Unreachable],
+        ModeArg::Both => &[FailureMode::Removed, FailureMode::Unreachable],
+    };
+    let mut view = analyses::WhatIfView {
+        schema_version: 1,
+        failures: Vec::new(),
+        sweeps: Vec::new(),
+    };
+    let mut degraded = false;
+    for domain in domains {
+        for &mode in modes {
+            let report = failure::fail(&settled, &workloads, domain, mode, &options);
+            degraded |= report.workloads.iter().any(|w| w.running_after < w.desired);
+            view.failures.push(analyses::failure_view(&report));
+        }
+    }
+    for &kind in kinds {
+        for &mode in modes {
+            let kind = match kind {
+                DomainKindArg::Zone => DomainKind::Zone,
+                DomainKindArg::Node => DomainKind::Node,
+            };
+            let sweep = failure::fail_each(&settled, &workloads, kind, mode, &options);
+            degraded |= sweep
+                .survival
+                .iter()
+                .any(|s| s.min_running_after < s.desired);
+            view.sweeps.push(analyses::sweep_view(&sweep));
+        }
+    }
+    if !emit(output, &view, || analyses::render_whatif(&view)) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
+    ExitCode::from(if degraded { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+fn capacity(files: &[String], only: Option<&str>, max: usize, output: Format) -> ExitCode {
+    let loaded = match load_files(files) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let workloads = analysis_workloads(&loaded);
+    let options = Options::default();
+    let settled = spreadlab_engine::analysis::settle(&loaded.cluster, &workloads, &options);
+    let mut views = Vec::new();
+    for (index, workload) in loaded.workloads.iter().enumerate() {
+        if only.is_some_and(|o| o != workload.key() && o != workload.name) {
+            continue;
+        }
+        let hpa = loaded
+            .hpa_for(workload)
+            .map(|h| usize::try_from(h.max_replicas).unwrap_or(0));
+        let report = spreadlab_engine::analysis::capacity::capacity(
+            &settled, &workloads, index, max, hpa, &options,
+        );
+        views.push(analyses::capacity_view(&report));
+    }
+    if views.is_empty() {
+        eprintln!("error: no workload to measure");
+        return ExitCode::from(EXIT_INPUT_ERROR);
+    }
+    if !emit(output, &views, || analyses::render_capacity(&views)) {
+        return ExitCode::from(EXIT_INPUT_ERROR);
+    }
+    let short = views.iter().any(|v| v.reaches_hpa_max == Some(false));
+    ExitCode::from(if short { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+fn risk(files: &[String], runs: usize, output: Format) -> ExitCode {
+    let loaded = match load_files(files) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let workloads = analysis_workloads(&loaded);
+    let reports = spreadlab_engine::analysis::tie_break::tie_break_risk(
+        &loaded.cluster,
+        &workloads,
+        runs,
+        &Options::default(),
+    );
+    let views: Vec<_> = reports.iter().map(analyses::risk_view).collect();
+    if !emit(output, &views, || analyses::render_risk(&views)) {
+        return ExitCode::from(EXIT_INPUT_ERROR);
+    }
+    ExitCode::from(EXIT_PLACED)
+}
+
+fn simulate(files: &[String], output: Format, detail: DetailArg) -> ExitCode {
+    let loaded = match load_files(files) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
     let report = run(&loaded, detail);
     match output {
         Format::Json => match serde_json::to_string_pretty(&report) {

@@ -353,3 +353,153 @@ fn missing_file_is_an_input_error() {
         text(&output.stderr)
     );
 }
+
+fn analyses_fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/analyses")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn run(args: &[&str]) -> (i32, String) {
+    let output = spreadlab().args(args).output().expect("run spreadlab");
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// `whatif` on three zones of one node, three replicas with a hard zone spread (maxSkew 1) and a
+/// PDB allowing no disruption. Removed: the zone's domain is gone, the replacement lands in
+/// another zone (two domains left, skew 2 - 1 = 1). Unreachable: the tainted zone still counts as
+/// a domain with 0 replicas (nodeTaintsPolicy Ignore), so zone b or c would reach skew 2: Pending
+/// with PodTopologySpread on both, the tainted node rejected by TaintToleration; when the zone is
+/// back the replacement returns to it. Exit 1: a failure leaves the workload short.
+#[test]
+fn whatif_zone_failure_removed_vs_unreachable() {
+    let file = analyses_fixture("spread-three-zones.yaml");
+    let (code, json) = run(&["whatif", &file, "--fail", "zone=zone-a", "-o", "json"]);
+    assert_eq!(code, EXIT_PENDING);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    let failures = view["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 2, "both modes by default");
+    let removed = &failures[0];
+    assert_eq!(removed["mode"], "removed");
+    assert_eq!(removed["failedNodes"], serde_json::json!(["node-a"]));
+    let web = &removed["workloads"][0];
+    assert_eq!(web["workload"], "Deployment/default/web");
+    assert_eq!(web["runningBefore"], 3);
+    assert_eq!(web["lost"].as_array().unwrap().len(), 1);
+    assert_eq!(web["surviving"], 2);
+    assert_eq!(web["runningAfter"], 3);
+    assert_eq!(web["replacements"][0]["zone"], "zone-b");
+    assert_eq!(removed["pdbs"][0]["violated"], true);
+    let unreachable = &failures[1];
+    assert_eq!(unreachable["mode"], "unreachable");
+    let web = &unreachable["workloads"][0];
+    assert_eq!(web["runningAfter"], 2);
+    assert_eq!(web["runningAfterPercent"], 66);
+    let replacement = &web["replacements"][0];
+    assert_eq!(replacement["node"], Value::Null);
+    let message = replacement["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match pod topology spread constraints."
+        ),
+        "{message}"
+    );
+    assert_eq!(web["afterRecovery"]["running"], 3);
+    assert_eq!(
+        web["afterRecovery"]["placed"][0][1], "node-a",
+        "the replacement returns to the recovered zone"
+    );
+    let (code, table) = run(&[
+        "whatif",
+        &file,
+        "--fail",
+        "zone=zone-a",
+        "--mode",
+        "removed",
+    ]);
+    assert_eq!(code, EXIT_PLACED, "{table}");
+    assert!(table.contains("replacement for default/web-"), "{table}");
+    assert!(table.contains("a drain would violate it"), "{table}");
+}
+
+/// `--fail-each zone`: every zone is as bad as the others (one replica each); the N+1 verdict
+/// with unreachable nodes is 2 of 3 (66%), with removed nodes 3 of 3.
+#[test]
+fn whatif_fail_each_zone_gives_the_n_plus_one_verdict() {
+    let file = analyses_fixture("spread-three-zones.yaml");
+    let (_, json) = run(&["whatif", &file, "--fail-each", "zone", "-o", "json"]);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    let sweeps = view["sweeps"].as_array().unwrap();
+    assert_eq!(sweeps.len(), 2);
+    assert_eq!(sweeps[0]["failures"].as_array().unwrap().len(), 3);
+    assert_eq!(sweeps[0]["survival"][0]["minRunningAfterPercent"], 100);
+    assert_eq!(sweeps[1]["survival"][0]["minRunningAfterPercent"], 66);
+    assert_eq!(sweeps[1]["survival"][0]["worst"], "zone=zone-a");
+    let (_, table) = run(&[
+        "whatif",
+        &file,
+        "--fail-each",
+        "node",
+        "--mode",
+        "unreachable",
+    ]);
+    assert!(
+        table.contains("survives the loss of any one node with at least 66% of 3 replicas"),
+        "{table}"
+    );
+    let (code, _) = run(&["whatif", &file, "--fail", "rack=1"]);
+    assert_eq!(code, 2, "a bad --fail is a usage error");
+    let (code, _) = run(&["whatif", &file]);
+    assert_eq!(code, 2, "whatif needs a failure");
+}
+
+/// `capacity`: zone a has 8 cpu over two nodes, zone b 4 cpu; 1-cpu replicas with a hard zone
+/// spread: zone b holds at most 4, zone a then at most 5 (skew 1), so 9 in all: 7 more than the 2
+/// desired. The 10th is rejected by PodTopologySpread on zone a's two nodes and by
+/// NodeResourcesFit on b1. The HPA's maxReplicas 12 is not reachable: exit 1.
+#[test]
+fn capacity_counts_extra_replicas_and_the_limit() {
+    let file = analyses_fixture("capacity-two-zones.yaml");
+    let (code, json) = run(&["capacity", &file, "-o", "json"]);
+    assert_eq!(code, EXIT_PENDING);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    let web = &view[0];
+    assert_eq!(web["running"], 2);
+    assert_eq!(web["additional"], 7);
+    assert_eq!(web["limit"], "spread");
+    assert_eq!(web["rejections"]["PodTopologySpread"], 2);
+    assert_eq!(web["rejections"]["NodeResourcesFit"], 1);
+    assert_eq!(web["hpaMaxReplicas"], 12);
+    assert_eq!(web["reachesHpaMax"], false);
+    let (_, table) = run(&["capacity", &file, "--workload", "web", "--max", "3"]);
+    assert!(table.contains("at least 3 more fit"), "{table}");
+    assert!(table.contains("maxReplicas 12"), "{table}");
+}
+
+/// `risk`: every run is counted once per distribution.
+#[test]
+fn risk_reports_distributions_over_the_runs() {
+    let file = analyses_fixture("capacity-two-zones.yaml");
+    let (code, json) = run(&["risk", &file, "--runs", "12", "-o", "json"]);
+    assert_eq!(code, EXIT_PLACED);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    let web = &view[0];
+    assert_eq!(web["runs"], 12);
+    let total: u64 = web["maxPerNode"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 12);
+    // Two replicas with a hard zone spread: one per zone in every run.
+    assert_eq!(web["maxPerZone"]["1"], 12);
+    assert_eq!(web["zoneLossOverHalfPercent"], 0.0);
+    let (_, table) = run(&["risk", &file, "--runs", "3"]);
+    assert!(table.contains("3 seeded tie-break runs"), "{table}");
+}

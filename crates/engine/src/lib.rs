@@ -6,6 +6,7 @@
 //!   extension points, as in `pkg/scheduler/framework/`.
 //! - [`plugins`]: one module per scheduler plugin, with upstream's file names.
 //! - [`scheduler`]: one scheduling cycle per pod, in sequence, with explanations.
+//! - [`analysis`]: what-if analyses (failures, capacity, tie-break risk) that re-run the scheduler.
 //!
 //! **Invariant:** the engine is a pure function of (cluster, pods, profile): no I/O, no clock, no
 //! randomness; the same input gives the same report on every platform.
@@ -18,6 +19,7 @@ extern crate alloc;
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+pub mod analysis;
 pub mod framework;
 pub mod model;
 pub mod plugins;

@@ -100,11 +100,39 @@ pub struct Loaded {
     pub warnings: Vec<InputWarning>,
     /// Documents and objects rejected and skipped.
     pub errors: Vec<InputError>,
+    /// HorizontalPodAutoscalers read.
+    pub hpas: Vec<Hpa>,
     /// PriorityClasses read (and the two built-in system classes).
     priority_classes: admission::PriorityClasses,
 }
 
+/// A HorizontalPodAutoscaler (`autoscaling/v1` or `v2`): what it scales and up to how many.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hpa {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `spec.scaleTargetRef.kind`.
+    pub target_kind: String,
+    /// `spec.scaleTargetRef.name`.
+    pub target_name: String,
+    /// `spec.minReplicas` (default 1).
+    pub min_replicas: i32,
+    /// `spec.maxReplicas`.
+    pub max_replicas: i32,
+}
+
 impl Loaded {
+    /// The HorizontalPodAutoscaler scaling `workload`, if one was read.
+    pub fn hpa_for(&self, workload: &Workload) -> Option<&Hpa> {
+        self.hpas.iter().find(|hpa| {
+            hpa.namespace == workload.namespace
+                && hpa.target_name == workload.name
+                && hpa.target_kind == workload.kind.as_str()
+        })
+    }
+
     /// The priority the Priority admission plugin gives a pod naming `class_name` (`None`: the
     /// global default class, else 0); `None` for a class this load does not know.
     pub fn priority_of_class(&self, class_name: Option<&str>) -> Option<i32> {

@@ -3,6 +3,7 @@
 //! field path; the object is skipped and loading goes on.
 
 use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::autoscaling::v2 as autoscaling;
 use k8s_openapi::api::batch::v1 as batch;
 use k8s_openapi::api::core::v1 as core_api;
 use k8s_openapi::api::policy::v1 as policy;
@@ -431,6 +432,21 @@ impl<'o> Loader<'o> {
                     disruptions_allowed: budget
                         .status
                         .map_or(0, |status| status.disruptions_allowed),
+                });
+            }
+            "HorizontalPodAutoscaler" => {
+                // autoscaling/v1 and v2 share `scaleTargetRef` and `maxReplicas`.
+                let hpa: autoscaling::HorizontalPodAutoscaler = typed(place, value)?;
+                let spec = hpa
+                    .spec
+                    .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+                self.loaded.hpas.push(crate::Hpa {
+                    namespace: namespace_or(&hpa.metadata, &default_namespace),
+                    name: object_name(place, &hpa.metadata)?,
+                    target_kind: spec.scale_target_ref.kind,
+                    target_name: spec.scale_target_ref.name,
+                    min_replicas: spec.min_replicas.unwrap_or(1),
+                    max_replicas: spec.max_replicas,
                 });
             }
             "PriorityClass" => {

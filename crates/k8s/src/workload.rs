@@ -173,6 +173,23 @@ impl Workload {
         names.into_iter().map(|name| self.pod_named(name)).collect()
     }
 
+    /// The workload as the engine's analyses follow it: its running replicas in `cluster`
+    /// ([`Workload::running_pods`]) and the pods its controller would create now
+    /// ([`Workload::pods_to_create`]).
+    pub fn for_analysis(&self, cluster: &Cluster) -> spreadlab_engine::analysis::Workload {
+        spreadlab_engine::analysis::Workload {
+            key: self.key(),
+            desired: usize::try_from(self.replicas).unwrap_or(0),
+            running: self
+                .running_pods(cluster)
+                .iter()
+                .map(|pod| pod.key())
+                .collect(),
+            to_create: self.pods_to_create(cluster),
+            template: self.pod_named(String::new()),
+        }
+    }
+
     /// The Deployment's ReplicaSet: `<name>-<pod-template-hash>`.
     fn replica_set_name(&self) -> String {
         let hash = self

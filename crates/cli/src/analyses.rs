@@ -1,0 +1,547 @@
+//! `whatif`, `capacity` and `risk`: thin adapters from the engine's analyses
+//! (`spreadlab_engine::analysis`) to JSON views (documented in docs/json-schema.md) and tables.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+use spreadlab_engine::analysis::capacity::CapacityReport;
+use spreadlab_engine::analysis::failure::{Domain, FailureReport, Sweep};
+use spreadlab_engine::analysis::tie_break::RiskReport;
+
+/// The `whatif` JSON document.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WhatIfView {
+    /// Version of this document's shape.
+    pub schema_version: u32,
+    /// One entry per failure asked for (`--fail`), in order.
+    pub failures: Vec<FailureView>,
+    /// One entry per sweep asked for (`--fail-each`).
+    pub sweeps: Vec<SweepView>,
+}
+
+/// One failure.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailureView {
+    /// `zone=<value>` or `node=<name>`.
+    pub domain: String,
+    /// `removed` or `unreachable`.
+    pub mode: &'static str,
+    /// The failed nodes.
+    pub failed_nodes: Vec<String>,
+    /// Pods that were on them (every owner).
+    pub pods_gone: usize,
+    /// Per workload.
+    pub workloads: Vec<ImpactView>,
+    /// PodDisruptionBudgets matching pods that are gone.
+    pub pdbs: Vec<PdbView>,
+}
+
+/// One workload in one failure.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImpactView {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// Running before (missing replicas placed first).
+    pub running_before: usize,
+    /// Per zone before.
+    pub zones_before: BTreeMap<String, usize>,
+    /// Replicas lost.
+    pub lost: Vec<String>,
+    /// Still running right after the failure.
+    pub surviving: usize,
+    /// `surviving / desired` in percent.
+    pub surviving_percent: usize,
+    /// Replacements, in scheduling order.
+    pub replacements: Vec<ReplacementView>,
+    /// Running after the replacements are scheduled.
+    pub running_after: usize,
+    /// `runningAfter / desired` in percent.
+    pub running_after_percent: usize,
+    /// Per zone after.
+    pub zones_after: BTreeMap<String, usize>,
+    /// After the domain comes back: replicas running, per zone, and replacements placed then.
+    pub after_recovery: RecoveryView,
+}
+
+/// One replacement.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplacementView {
+    /// The replica it replaces.
+    pub replaces: String,
+    /// Whether that replica was already Pending before the failure.
+    pub was_pending: bool,
+    /// Where it lands (null: Pending).
+    pub node: Option<String>,
+    /// The node's zone.
+    pub zone: Option<String>,
+    /// The scheduler's message when Pending.
+    pub message: Option<String>,
+}
+
+/// The workload after recovery.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveryView {
+    /// Replicas running.
+    pub running: usize,
+    /// Per zone (the scheduler does not rebalance running pods).
+    pub zones: BTreeMap<String, usize>,
+    /// Replacements placed only once the domain was back: `[replaces, node]`.
+    pub placed: Vec<(String, String)>,
+}
+
+/// A PodDisruptionBudget in one failure.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PdbView {
+    /// `namespace/name`.
+    pub pdb: String,
+    /// `status.disruptionsAllowed`.
+    pub disruptions_allowed: i32,
+    /// Matching pods that are gone.
+    pub evicted: usize,
+    /// Whether draining the domain would violate it.
+    pub violated: bool,
+}
+
+/// Every single failure of one kind.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SweepView {
+    /// `zone` or `node`.
+    pub kind: &'static str,
+    /// `removed` or `unreachable`.
+    pub mode: &'static str,
+    /// Per workload: the N+1 verdict.
+    pub survival: Vec<SurvivalView>,
+    /// One entry per failed domain.
+    pub failures: Vec<FailureView>,
+}
+
+/// A workload's N+1 verdict.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SurvivalView {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// The failure leaving the fewest replicas running after rescheduling.
+    pub worst: Option<String>,
+    /// Replicas running after rescheduling in the worst failure.
+    pub min_running_after: usize,
+    /// The same in percent of desired: the workload survives the loss of any one domain with at
+    /// least this share of replicas running.
+    pub min_running_after_percent: usize,
+    /// Fewest replicas still running right after any single failure, before replacements.
+    pub min_surviving: usize,
+}
+
+fn percent(part: usize, whole: usize) -> usize {
+    (part * 100).checked_div(whole).unwrap_or(100)
+}
+
+/// The view of one failure report.
+pub fn failure_view(report: &FailureReport) -> FailureView {
+    FailureView {
+        domain: report.domain.describe(),
+        mode: report.mode.as_str(),
+        failed_nodes: report.failed_nodes.clone(),
+        pods_gone: report.pods_gone,
+        workloads: report
+            .workloads
+            .iter()
+            .enumerate()
+            .map(|(index, w)| ImpactView {
+                workload: w.workload.clone(),
+                desired: w.desired,
+                running_before: w.running_before,
+                zones_before: w.zones_before.clone(),
+                lost: w.lost.clone(),
+                surviving: w.surviving,
+                surviving_percent: percent(w.surviving, w.desired),
+                replacements: w
+                    .replacements
+                    .iter()
+                    .map(|r| ReplacementView {
+                        replaces: r.replaces.clone(),
+                        was_pending: r.was_pending,
+                        node: r.node.clone(),
+                        zone: r.zone.clone(),
+                        message: r.message.clone(),
+                    })
+                    .collect(),
+                running_after: w.running_after,
+                running_after_percent: percent(w.running_after, w.desired),
+                zones_after: w.zones_after.clone(),
+                after_recovery: RecoveryView {
+                    running: report.recovery.running[index],
+                    zones: report.recovery.zones[index].clone(),
+                    placed: report.recovery.placed[index].clone(),
+                },
+            })
+            .collect(),
+        pdbs: report
+            .pdbs
+            .iter()
+            .map(|p| PdbView {
+                pdb: p.pdb.clone(),
+                disruptions_allowed: p.disruptions_allowed,
+                evicted: p.evicted,
+                violated: p.violated,
+            })
+            .collect(),
+    }
+}
+
+/// The view of one sweep.
+pub fn sweep_view(sweep: &Sweep) -> SweepView {
+    SweepView {
+        kind: match sweep.kind {
+            spreadlab_engine::analysis::failure::DomainKind::Zone => "zone",
+            spreadlab_engine::analysis::failure::DomainKind::Node => "node",
+        },
+        mode: sweep.mode.as_str(),
+        survival: sweep
+            .survival
+            .iter()
+            .map(|s| SurvivalView {
+                workload: s.workload.clone(),
+                desired: s.desired,
+                worst: s.worst.as_ref().map(Domain::describe),
+                min_running_after: s.min_running_after,
+                min_running_after_percent: s.percent_after(),
+                min_surviving: s.min_surviving,
+            })
+            .collect(),
+        failures: sweep.reports.iter().map(failure_view).collect(),
+    }
+}
+
+fn zones(map: &BTreeMap<String, usize>) -> String {
+    if map.is_empty() {
+        return "-".into();
+    }
+    map.iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn render_failure(out: &mut String, failure: &FailureView, indent: &str) {
+    let _ = writeln!(
+        out,
+        "{indent}{} {} ({} nodes, {} pods gone)",
+        failure.domain,
+        failure.mode,
+        failure.failed_nodes.len(),
+        failure.pods_gone
+    );
+    for w in &failure.workloads {
+        let _ = writeln!(
+            out,
+            "{indent}  {}: {} of {} desired lost; {} still running ({}%); after rescheduling {} ({}%)",
+            w.workload,
+            w.lost.len(),
+            w.desired,
+            w.surviving,
+            w.surviving_percent,
+            w.running_after,
+            w.running_after_percent
+        );
+        let _ = writeln!(
+            out,
+            "{indent}    zones before: {}; after: {}; after the {} is back: {}",
+            zones(&w.zones_before),
+            zones(&w.zones_after),
+            if failure.domain.starts_with("zone") {
+                "zone"
+            } else {
+                "node"
+            },
+            zones(&w.after_recovery.zones)
+        );
+        for r in &w.replacements {
+            match (&r.node, &r.message) {
+                (Some(node), _) => {
+                    let _ = writeln!(
+                        out,
+                        "{indent}    replacement for {} -> {node} ({})",
+                        r.replaces,
+                        r.zone.as_deref().unwrap_or("-")
+                    );
+                }
+                (None, message) => {
+                    let _ = writeln!(
+                        out,
+                        "{indent}    replacement for {}{} stays Pending: {}",
+                        r.replaces,
+                        if r.was_pending {
+                            " (already Pending)"
+                        } else {
+                            ""
+                        },
+                        message.as_deref().unwrap_or("")
+                    );
+                }
+            }
+        }
+        for (replaces, node) in &w.after_recovery.placed {
+            let _ = writeln!(
+                out,
+                "{indent}    once the domain is back: replacement for {replaces} -> {node}"
+            );
+        }
+    }
+    for p in &failure.pdbs {
+        let _ = writeln!(
+            out,
+            "{indent}  PodDisruptionBudget {}: {} matching pods gone, {} disruptions allowed{}",
+            p.pdb,
+            p.evicted,
+            p.disruptions_allowed,
+            if p.violated {
+                ": a drain would violate it"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+/// Renders `whatif` as text.
+pub fn render_whatif(view: &WhatIfView) -> String {
+    let mut out = String::new();
+    for failure in &view.failures {
+        render_failure(&mut out, failure, "");
+        out.push('\n');
+    }
+    for sweep in &view.sweeps {
+        let _ = writeln!(
+            out,
+            "losing any one {} ({} nodes):",
+            sweep.kind,
+            if sweep.mode == "removed" {
+                "removed"
+            } else {
+                "unreachable"
+            }
+        );
+        for s in &sweep.survival {
+            let _ = writeln!(
+                out,
+                "  {}: survives the loss of any one {} with at least {}% of {} replicas running after rescheduling (worst: {}, {} running; {} right after the failure)",
+                s.workload,
+                sweep.kind,
+                s.min_running_after_percent,
+                s.desired,
+                s.worst.as_deref().unwrap_or("-"),
+                s.min_running_after,
+                s.min_surviving
+            );
+        }
+        for failure in &sweep.failures {
+            render_failure(&mut out, failure, "  ");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The `capacity` JSON entry of one workload.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapacityView {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// Running once the missing replicas are placed.
+    pub running: usize,
+    /// Desired replicas Pending already.
+    pub pending: usize,
+    /// Extra replicas that fit.
+    pub additional: usize,
+    /// Where they land.
+    pub per_zone: BTreeMap<String, usize>,
+    /// The search stopped at `--max` before a replica failed.
+    pub bounded: bool,
+    /// `resources`, `spread`, `affinity`, `placement`, `other`, or null.
+    pub limit: Option<&'static str>,
+    /// Nodes rejecting the next replica, per plugin.
+    pub rejections: BTreeMap<String, usize>,
+    /// The scheduler's message for the first replica that does not fit.
+    pub message: Option<String>,
+    /// That replica could only be placed by preempting lower-priority pods.
+    pub would_preempt: bool,
+    /// The HPA's maxReplicas, when one targets the workload.
+    pub hpa_max_replicas: Option<usize>,
+    /// Whether the workload can scale to it.
+    pub reaches_hpa_max: Option<bool>,
+}
+
+/// The view of one capacity report.
+pub fn capacity_view(report: &CapacityReport) -> CapacityView {
+    CapacityView {
+        workload: report.workload.clone(),
+        desired: report.desired,
+        running: report.running,
+        pending: report.pending,
+        additional: report.additional,
+        per_zone: report.per_zone.clone(),
+        bounded: report.bounded,
+        limit: report.limit.map(|l| l.as_str()),
+        rejections: report
+            .rejections
+            .iter()
+            .map(|(p, n)| (p.as_str().to_owned(), *n))
+            .collect(),
+        message: report.message.clone(),
+        would_preempt: report.would_preempt,
+        hpa_max_replicas: report.hpa_max_replicas,
+        reaches_hpa_max: report.reaches_hpa_max(),
+    }
+}
+
+/// Renders `capacity` as text.
+pub fn render_capacity(views: &[CapacityView]) -> String {
+    let mut out = String::new();
+    for v in views {
+        let _ = writeln!(
+            out,
+            "{}: {} desired, {} running{}; {}{} more fit ({})",
+            v.workload,
+            v.desired,
+            v.running,
+            if v.pending > 0 {
+                format!(", {} Pending", v.pending)
+            } else {
+                String::new()
+            },
+            if v.bounded { "at least " } else { "" },
+            v.additional,
+            zones(&v.per_zone)
+        );
+        if let Some(limit) = v.limit {
+            let _ = writeln!(
+                out,
+                "  limited by {limit} ({})",
+                v.rejections
+                    .iter()
+                    .map(|(p, n)| format!("{p} rejects {n} nodes"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if let Some(message) = &v.message {
+            let _ = writeln!(out, "  next replica: {message}");
+        }
+        if v.would_preempt {
+            let _ = writeln!(
+                out,
+                "  (the real scheduler would place it by preempting lower-priority pods)"
+            );
+        }
+        if let (Some(max), Some(reaches)) = (v.hpa_max_replicas, v.reaches_hpa_max) {
+            let _ = writeln!(
+                out,
+                "  HorizontalPodAutoscaler maxReplicas {max}: {}",
+                if reaches {
+                    "reachable".to_owned()
+                } else {
+                    format!(
+                        "NOT reachable (at most {} replicas)",
+                        v.running + v.additional
+                    )
+                }
+            );
+        }
+    }
+    out
+}
+
+/// The `risk` JSON entry of one workload.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RiskView {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// Seeded tie-break runs.
+    pub runs: usize,
+    /// Runs per replicas on the busiest node.
+    pub max_per_node: BTreeMap<usize, usize>,
+    /// Runs per replicas in the busiest zone.
+    pub max_per_zone: BTreeMap<usize, usize>,
+    /// Share of runs (percent) where losing one node takes out more than half of the replicas.
+    pub node_loss_over_half_percent: f64,
+    /// The same for one zone.
+    pub zone_loss_over_half_percent: f64,
+    /// Runs where a replica stayed Pending.
+    pub runs_with_pending: usize,
+}
+
+/// The view of one risk report.
+pub fn risk_view(report: &RiskReport) -> RiskView {
+    let share = |n: usize| {
+        if report.runs == 0 {
+            0.0
+        } else {
+            (n as f64) * 100.0 / report.runs as f64
+        }
+    };
+    RiskView {
+        workload: report.workload.clone(),
+        desired: report.desired,
+        runs: report.runs,
+        max_per_node: report.max_per_node.clone(),
+        max_per_zone: report.max_per_zone.clone(),
+        node_loss_over_half_percent: share(report.node_loss_over_half),
+        zone_loss_over_half_percent: share(report.zone_loss_over_half),
+        runs_with_pending: report.runs_with_pending,
+    }
+}
+
+/// Renders `risk` as text.
+pub fn render_risk(views: &[RiskView]) -> String {
+    let mut out = String::new();
+    let dist = |m: &BTreeMap<usize, usize>| {
+        m.iter()
+            .map(|(k, v)| format!("{k} in {v} runs"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for v in views {
+        let _ = writeln!(
+            out,
+            "{}: {} replicas, {} seeded tie-break runs",
+            v.workload, v.desired, v.runs
+        );
+        let _ = writeln!(out, "  busiest node holds: {}", dist(&v.max_per_node));
+        let _ = writeln!(out, "  busiest zone holds: {}", dist(&v.max_per_zone));
+        let _ = writeln!(
+            out,
+            "  losing one node takes out more than half the replicas in {:.1}% of runs; one zone in {:.1}%",
+            v.node_loss_over_half_percent, v.zone_loss_over_half_percent
+        );
+        if v.runs_with_pending > 0 {
+            let _ = writeln!(
+                out,
+                "  some replica stays Pending in {} runs",
+                v.runs_with_pending
+            );
+        }
+    }
+    out.push_str(
+        "note: the real scheduler also scores only a sample of the feasible nodes when the cluster has 100 nodes or more; that adds variation not counted here\n",
+    );
+    out
+}

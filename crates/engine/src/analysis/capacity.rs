@@ -1,0 +1,278 @@
+//! Capacity headroom: how many more replicas of a workload fit, cloning its pod template until the
+//! first one does not (as `cluster-capacity` does, but with the workload's own spread and
+//! affinity, counting the replicas already added), where they land, what stops the next one and
+//! whether a HorizontalPodAutoscaler's `maxReplicas` is reachable.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+
+use super::{Settled, Workload, zone_of};
+use crate::framework::{PluginName, PodInfo, Snapshot};
+use crate::scheduler::{self, Detail, Options};
+
+/// What stops the next replica, by the plugin that rejects the most nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// NodeResourcesFit: cpu, memory, GPUs, pods.
+    Resources,
+    /// PodTopologySpread: `maxSkew` or `minDomains`.
+    Spread,
+    /// InterPodAffinity: required (anti-)affinity.
+    Affinity,
+    /// Taints, node affinity, host ports, cordons: where the pod may go at all.
+    Placement,
+    /// The cluster has no node, or a PreFilter rejected the pod outright.
+    Other,
+}
+
+impl Limit {
+    /// `resources`, `spread`, `affinity`, `placement` or `other`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::Resources => "resources",
+            Limit::Spread => "spread",
+            Limit::Affinity => "affinity",
+            Limit::Placement => "placement",
+            Limit::Other => "other",
+        }
+    }
+
+    fn of(plugin: PluginName) -> Limit {
+        match plugin {
+            PluginName::NodeResourcesFit => Limit::Resources,
+            PluginName::PodTopologySpread => Limit::Spread,
+            PluginName::InterPodAffinity => Limit::Affinity,
+            _ => Limit::Placement,
+        }
+    }
+}
+
+/// The headroom of one workload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CapacityReport {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// Replicas running once the missing ones are placed.
+    pub running: usize,
+    /// Desired replicas that stay Pending already (then no extra replica fits either).
+    pub pending: usize,
+    /// Extra replicas that fit, one after another.
+    pub additional: usize,
+    /// Where the extra replicas land, per zone.
+    pub per_zone: BTreeMap<String, usize>,
+    /// Whether the search stopped at its bound before any replica failed.
+    pub bounded: bool,
+    /// What stops the next replica.
+    pub limit: Option<Limit>,
+    /// Nodes rejecting the next replica, per plugin (the first failing plugin of each node).
+    pub rejections: BTreeMap<PluginName, usize>,
+    /// The kube-scheduler message of the first replica that does not fit.
+    pub message: Option<String>,
+    /// Whether that replica could only be placed by preempting lower-priority pods (the real
+    /// scheduler would do it; the count above does not).
+    pub would_preempt: bool,
+    /// The HorizontalPodAutoscaler's `maxReplicas`, when one targets the workload.
+    pub hpa_max_replicas: Option<usize>,
+}
+
+impl CapacityReport {
+    /// Whether the workload can scale to its HPA's `maxReplicas` (`None` without an HPA).
+    pub fn reaches_hpa_max(&self) -> Option<bool> {
+        self.hpa_max_replicas
+            .map(|max| self.pending == 0 && self.running + self.additional >= max)
+    }
+}
+
+/// Clones `workloads[index]`'s template into the settled cluster until one does not fit, at most
+/// `bound` times. Clones are named `<template name or workload name>-extra-<n>`.
+pub fn capacity(
+    settled: &Settled,
+    workloads: &[Workload],
+    index: usize,
+    bound: usize,
+    hpa_max_replicas: Option<usize>,
+    options: &Options,
+) -> CapacityReport {
+    let workload = &workloads[index];
+    let mut report = CapacityReport {
+        workload: workload.key.clone(),
+        desired: workload.desired,
+        running: settled.members[index].len(),
+        pending: settled.pending[index].len(),
+        additional: 0,
+        per_zone: BTreeMap::new(),
+        bounded: false,
+        limit: None,
+        rejections: BTreeMap::new(),
+        message: None,
+        would_preempt: false,
+        hpa_max_replicas,
+    };
+    if let Some((_, decision)) = settled.pending[index].first() {
+        describe_failure(&mut report, decision);
+        return report;
+    }
+    let options = Options {
+        detail: Detail::PendingOnly,
+        ..options.clone()
+    };
+    let (mut snapshot, _) = Snapshot::new(&settled.cluster);
+    let base = workload
+        .key
+        .rsplit('/')
+        .next()
+        .unwrap_or(workload.key.as_str());
+    for n in 0..bound {
+        let mut pod = workload.template.clone();
+        pod.name = alloc::format!("{base}-extra-{n}");
+        pod.node_name = None;
+        let info = PodInfo::new(pod);
+        let decision = scheduler::schedule_one(&mut snapshot, &info, &options);
+        match &decision.node {
+            Some(node) if decision.preemption.is_none() => {
+                let node_index = snapshot.node_index[node];
+                let zone = String::from(zone_of(&snapshot.nodes[node_index].node));
+                *report.per_zone.entry(zone).or_insert(0) += 1;
+                snapshot.bind(info, node_index);
+                report.additional += 1;
+            }
+            _ => {
+                describe_failure(&mut report, &decision);
+                return report;
+            }
+        }
+    }
+    report.bounded = true;
+    report
+}
+
+fn describe_failure(report: &mut CapacityReport, decision: &scheduler::PodDecision) {
+    report.message = decision.message.clone();
+    report.would_preempt = decision.preemption.is_some();
+    let Some(explanation) = &decision.explanation else {
+        report.limit = Some(Limit::Other);
+        return;
+    };
+    for verdict in &explanation.nodes {
+        if let Some(plugin) = verdict.filter.plugin
+            && !verdict.filter.is_success()
+        {
+            *report.rejections.entry(plugin).or_insert(0) += 1;
+        }
+    }
+    report.limit = Some(
+        report
+            .rejections
+            .iter()
+            .max_by_key(|(plugin, count)| (**count, core::cmp::Reverse(**plugin)))
+            .map_or(Limit::Other, |(plugin, _)| Limit::of(*plugin)),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::*;
+    use crate::analysis::settle;
+    use crate::framework::testing::{node, pod};
+    use crate::model::resources::CPU;
+    use crate::model::{Cluster, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+
+    fn workload(cpu: i64, spread: bool, replicas: usize) -> Workload {
+        let mut template = pod("", &[("app", "web")], None);
+        let mut c = crate::model::Container {
+            name: "c".into(),
+            ..Default::default()
+        };
+        c.requests.insert(CPU.into(), cpu);
+        template.containers.push(c);
+        if spread {
+            template
+                .topology_spread_constraints
+                .push(TopologySpreadConstraint {
+                    max_skew: 1,
+                    topology_key: "topology.kubernetes.io/zone".into(),
+                    when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
+                    selector: Selector::from_set(&crate::framework::testing::labels(&[(
+                        "app", "web",
+                    )])),
+                    min_domains: None,
+                    node_affinity_policy: None,
+                    node_taints_policy: None,
+                    match_label_keys: vec![],
+                });
+        }
+        let to_create = (0..replicas)
+            .map(|i| {
+                let mut p = template.clone();
+                p.name = alloc::format!("web-{i}");
+                p
+            })
+            .collect();
+        Workload {
+            key: "Deployment/default/web".into(),
+            desired: replicas,
+            running: vec![],
+            to_create,
+            template,
+        }
+    }
+
+    /// Two zones: zone a has two 4-cpu nodes, zone b one. 1-cpu replicas: 12 fit by resources
+    /// alone; with a hard zone spread (maxSkew 1) zone b's 4 slots cap zone a at 5, so 9 fit and
+    /// the 10th is stopped by PodTopologySpread on zone a's nodes and by resources on zone b's.
+    #[test]
+    fn spread_limits_headroom_before_resources() {
+        let cluster = Cluster {
+            nodes: vec![
+                node("a1", &[("topology.kubernetes.io/zone", "a")]),
+                node("a2", &[("topology.kubernetes.io/zone", "a")]),
+                node("b1", &[("topology.kubernetes.io/zone", "b")]),
+            ],
+            ..Cluster::default()
+        };
+        let options = Options::default();
+        let plain = vec![workload(1000, false, 2)];
+        let settled = settle(&cluster, &plain, &options);
+        let report = capacity(&settled, &plain, 0, 1000, Some(20), &options);
+        assert_eq!(report.running, 2);
+        assert_eq!(report.additional, 10);
+        assert_eq!(report.limit, Some(Limit::Resources));
+        assert_eq!(
+            report.rejections.get(&PluginName::NodeResourcesFit),
+            Some(&3)
+        );
+        assert_eq!(report.reaches_hpa_max(), Some(false));
+        assert!(
+            report
+                .message
+                .as_deref()
+                .unwrap()
+                .starts_with("0/3 nodes are available: 3 Insufficient cpu.")
+        );
+
+        let spread = vec![workload(1000, true, 2)];
+        let settled = settle(&cluster, &spread, &options);
+        let report = capacity(&settled, &spread, 0, 1000, None, &options);
+        assert_eq!(report.running + report.additional, 9);
+        let zones: Vec<_> = report.per_zone.keys().cloned().collect();
+        assert_eq!(zones, vec!["a", "b"]);
+        assert_eq!(report.limit, Some(Limit::Spread));
+        assert_eq!(
+            report.rejections.get(&PluginName::PodTopologySpread),
+            Some(&2)
+        );
+        assert_eq!(
+            report.rejections.get(&PluginName::NodeResourcesFit),
+            Some(&1)
+        );
+
+        let bounded = capacity(&settled, &spread, 0, 3, None, &options);
+        assert!(bounded.bounded);
+        assert_eq!(bounded.additional, 3);
+    }
+}

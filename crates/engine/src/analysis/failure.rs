@@ -1,0 +1,604 @@
+//! Zone and node failure: which replicas are lost, where their replacements land or why they stay
+//! Pending, which PodDisruptionBudgets a drain would violate, the worst single failure, and what
+//! happens when the domain comes back (the scheduler does not rebalance).
+//!
+//! Two failure modes, because Kubernetes treats them differently:
+//! - [`FailureMode::Removed`]: the nodes are deleted (the pod garbage collector deletes their pods);
+//!   their topology domains disappear from every spread computation.
+//! - [`FailureMode::Unreachable`]: the nodes stay, `NotReady`, tainted
+//!   `node.kubernetes.io/unreachable` `NoSchedule` and `NoExecute` by the node lifecycle
+//!   controller, and their pods are evicted. Under the default `nodeTaintsPolicy: Ignore` the
+//!   unreachable zone still counts as a spread domain with no matching pods, which can hold
+//!   every replacement back (`maxSkew` is measured against its zero).
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Settled, Workload, per_zone, zone_of};
+use crate::model::{Cluster, Taint, TaintEffect};
+use crate::scheduler::{self, Options};
+
+/// The taint the node lifecycle controller puts on nodes whose kubelet stopped reporting.
+pub const TAINT_UNREACHABLE: &str = "node.kubernetes.io/unreachable";
+
+/// How the nodes fail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum FailureMode {
+    /// Deleted from the cluster with their pods.
+    Removed,
+    /// Still present but unreachable: tainted, their pods evicted.
+    Unreachable,
+}
+
+impl FailureMode {
+    /// `removed` or `unreachable`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureMode::Removed => "removed",
+            FailureMode::Unreachable => "unreachable",
+        }
+    }
+}
+
+/// What fails.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Domain {
+    /// Every node of a zone (`topology.kubernetes.io/zone`; [`super::NO_ZONE`] for nodes without).
+    Zone(String),
+    /// One node.
+    Node(String),
+}
+
+impl Domain {
+    /// `zone=<value>` or `node=<name>`.
+    pub fn describe(&self) -> String {
+        match self {
+            Domain::Zone(zone) => alloc::format!("zone={zone}"),
+            Domain::Node(node) => alloc::format!("node={node}"),
+        }
+    }
+}
+
+/// One replica's replacement after the failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replacement {
+    /// The lost replica it replaces (`namespace/name`); for a replica that was already Pending
+    /// before the failure, that replica.
+    pub replaces: String,
+    /// Whether the replica was already Pending before the failure (it is retried too).
+    pub was_pending: bool,
+    /// Where it lands, or `None` when Pending.
+    pub node: Option<String>,
+    /// The zone of `node`.
+    pub zone: Option<String>,
+    /// The FitError message when Pending.
+    pub message: Option<String>,
+}
+
+/// One workload's fate in a failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadImpact {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// Replicas running before the failure (after settling).
+    pub running_before: usize,
+    /// Replicas per zone before.
+    pub zones_before: BTreeMap<String, usize>,
+    /// Replicas lost (`namespace/name`).
+    pub lost: Vec<String>,
+    /// Replicas still running right after the failure (before any replacement).
+    pub surviving: usize,
+    /// Replacements, in scheduling order.
+    pub replacements: Vec<Replacement>,
+    /// Replicas running once the replacements are scheduled.
+    pub running_after: usize,
+    /// Replicas per zone after the replacements.
+    pub zones_after: BTreeMap<String, usize>,
+}
+
+/// A PodDisruptionBudget against the pods the failure takes away.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PdbImpact {
+    /// `namespace/name`.
+    pub pdb: String,
+    /// `status.disruptionsAllowed`.
+    pub disruptions_allowed: i32,
+    /// Matching pods on the failed nodes.
+    pub evicted: usize,
+    /// Whether draining the domain (evictions through the API) would violate the budget: more
+    /// matching pods than disruptions allowed. An outage takes them anyway.
+    pub violated: bool,
+}
+
+/// The domain back (empty nodes, untainted): where Pending replacements land now, and the
+/// distribution the cluster keeps (the scheduler does not move running pods back).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recovery {
+    /// Per workload (as in [`FailureReport::workloads`]): replacements placed only after the
+    /// domain came back, `(replaces, node)`.
+    pub placed: Vec<Vec<(String, String)>>,
+    /// Per workload: replicas per zone after recovery.
+    pub zones: Vec<BTreeMap<String, usize>>,
+    /// Per workload: replicas running after recovery.
+    pub running: Vec<usize>,
+}
+
+/// The outcome of one failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailureReport {
+    /// What failed.
+    pub domain: Domain,
+    /// How.
+    pub mode: FailureMode,
+    /// The failed nodes.
+    pub failed_nodes: Vec<String>,
+    /// Pods that were on them (every owner).
+    pub pods_gone: usize,
+    /// Per workload, in the order given.
+    pub workloads: Vec<WorkloadImpact>,
+    /// Every PodDisruptionBudget matching a pod that is gone.
+    pub pdbs: Vec<PdbImpact>,
+    /// After the domain comes back.
+    pub recovery: Recovery,
+}
+
+/// Fails `domain` in the settled cluster, reschedules the lost replicas (and the ones already
+/// Pending) in queue order, then brings the domain back and retries what is still Pending.
+pub fn fail(
+    settled: &Settled,
+    workloads: &[Workload],
+    domain: &Domain,
+    mode: FailureMode,
+    options: &Options,
+) -> FailureReport {
+    let before = &settled.cluster;
+    let failed: BTreeSet<String> = before
+        .nodes
+        .iter()
+        .filter(|n| match domain {
+            Domain::Zone(zone) => zone_of(n) == zone,
+            Domain::Node(name) => n.name == *name,
+        })
+        .map(|n| n.name.clone())
+        .collect();
+    let on_failed = |node: &Option<String>| node.as_ref().is_some_and(|n| failed.contains(n));
+    let gone: Vec<&crate::model::Pod> = before
+        .pods
+        .iter()
+        .filter(|p| on_failed(&p.node_name))
+        .collect();
+    let gone_keys: BTreeSet<String> = gone.iter().map(|p| p.key()).collect();
+
+    let mut after = before.clone();
+    after.pods.retain(|p| !on_failed(&p.node_name));
+    match mode {
+        FailureMode::Removed => after.nodes.retain(|n| !failed.contains(&n.name)),
+        FailureMode::Unreachable => {
+            for node in after.nodes.iter_mut().filter(|n| failed.contains(&n.name)) {
+                for effect in [TaintEffect::NoSchedule, TaintEffect::NoExecute] {
+                    node.taints.push(Taint {
+                        key: TAINT_UNREACHABLE.into(),
+                        value: String::new(),
+                        effect,
+                    });
+                }
+            }
+        }
+    }
+
+    // Replacements: each lost replica is recreated unbound (same labels; a StatefulSet keeps the
+    // name, other controllers' new names do not matter to scheduling); Pending ones retry.
+    let mut pods = Vec::new();
+    let mut owner: Vec<(usize, String, bool)> = Vec::new();
+    let pod_by_key: BTreeMap<String, &crate::model::Pod> =
+        before.pods.iter().map(|p| (p.key(), p)).collect();
+    for (index, members) in settled.members.iter().enumerate() {
+        for key in members.iter().filter(|k| gone_keys.contains(*k)) {
+            if let Some(pod) = pod_by_key.get(key) {
+                let mut replacement = (*pod).clone();
+                replacement.node_name = None;
+                pods.push(replacement);
+                owner.push((index, key.clone(), false));
+            }
+        }
+        for (pod, _) in &settled.pending[index] {
+            pods.push(pod.clone());
+            owner.push((index, pod.key(), true));
+        }
+    }
+    let simulation = scheduler::simulate(&after, &pods, options);
+    let order = scheduler::queue_order(&pods);
+    let zone_by_node: BTreeMap<&str, &str> = before
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), zone_of(n)))
+        .collect();
+    let mut replacements: Vec<Vec<Replacement>> = alloc::vec![Vec::new(); workloads.len()];
+    let mut placed_keys: Vec<Vec<String>> = alloc::vec![Vec::new(); workloads.len()];
+    let mut still_pending: Vec<(usize, crate::model::Pod, String)> = Vec::new();
+    for (decision, &index) in simulation.decisions.iter().zip(&order) {
+        let (workload, replaces, was_pending) = &owner[index];
+        if let Some(node) = &decision.node {
+            let mut pod = pods[index].clone();
+            pod.node_name = Some(node.clone());
+            placed_keys[*workload].push(pod.key());
+            after.pods.push(pod);
+        } else {
+            still_pending.push((*workload, pods[index].clone(), replaces.clone()));
+        }
+        replacements[*workload].push(Replacement {
+            replaces: replaces.clone(),
+            was_pending: *was_pending,
+            node: decision.node.clone(),
+            zone: decision
+                .node
+                .as_deref()
+                .and_then(|n| zone_by_node.get(n))
+                .map(|z| String::from(*z)),
+            message: decision.message.clone(),
+        });
+    }
+
+    let mut impacts = Vec::with_capacity(workloads.len());
+    let mut running_keys: Vec<Vec<String>> = Vec::with_capacity(workloads.len());
+    for (index, workload) in workloads.iter().enumerate() {
+        let members = &settled.members[index];
+        let lost: Vec<String> = members
+            .iter()
+            .filter(|k| gone_keys.contains(*k))
+            .cloned()
+            .collect();
+        let mut running: Vec<String> = members
+            .iter()
+            .filter(|k| !gone_keys.contains(*k))
+            .cloned()
+            .collect();
+        let surviving = running.len();
+        running.extend(placed_keys[index].iter().cloned());
+        impacts.push(WorkloadImpact {
+            workload: workload.key.clone(),
+            desired: workload.desired,
+            running_before: members.len(),
+            zones_before: per_zone(before, members),
+            lost,
+            surviving,
+            replacements: core::mem::take(&mut replacements[index]),
+            running_after: running.len(),
+            zones_after: per_zone(&after, &running),
+        });
+        running_keys.push(running);
+    }
+
+    let pdbs = before
+        .pdbs
+        .iter()
+        .filter_map(|pdb| {
+            let evicted = gone
+                .iter()
+                .filter(|p| {
+                    !p.terminating
+                        && p.namespace == pdb.namespace
+                        && !pdb.selector.is_empty()
+                        && pdb.selector.matches(&p.labels)
+                })
+                .count();
+            (evicted > 0).then(|| PdbImpact {
+                pdb: alloc::format!("{}/{}", pdb.namespace, pdb.name),
+                disruptions_allowed: pdb.disruptions_allowed,
+                evicted,
+                violated: evicted as i64 > i64::from(pdb.disruptions_allowed),
+            })
+        })
+        .collect();
+
+    let recovery = recover(before, after, still_pending, running_keys, options);
+    FailureReport {
+        domain: domain.clone(),
+        mode,
+        failed_nodes: failed.into_iter().collect(),
+        pods_gone: gone.len(),
+        workloads: impacts,
+        pdbs,
+        recovery,
+    }
+}
+
+/// Brings the failed nodes back as they were before (empty) and retries the Pending replacements.
+fn recover(
+    before: &Cluster,
+    mut after: Cluster,
+    pending: Vec<(usize, crate::model::Pod, String)>,
+    mut running: Vec<Vec<String>>,
+    options: &Options,
+) -> Recovery {
+    after.nodes = before.nodes.clone();
+    let pods: Vec<crate::model::Pod> = pending.iter().map(|(_, p, _)| p.clone()).collect();
+    let simulation = scheduler::simulate(&after, &pods, options);
+    let order = scheduler::queue_order(&pods);
+    let mut placed: Vec<Vec<(String, String)>> = alloc::vec![Vec::new(); running.len()];
+    for (decision, &index) in simulation.decisions.iter().zip(&order) {
+        if let Some(node) = &decision.node {
+            let (workload, pod, replaces) = &pending[index];
+            let mut pod = pod.clone();
+            pod.node_name = Some(node.clone());
+            running[*workload].push(pod.key());
+            placed[*workload].push((replaces.clone(), node.clone()));
+            after.pods.push(pod);
+        }
+    }
+    Recovery {
+        placed,
+        zones: running.iter().map(|keys| per_zone(&after, keys)).collect(),
+        running: running.iter().map(Vec::len).collect(),
+    }
+}
+
+/// Which domains a sweep fails one at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DomainKind {
+    /// Every zone.
+    Zone,
+    /// Every node that holds a replica of one of the workloads (a node without one loses none).
+    Node,
+}
+
+/// One workload's survival over a sweep: the N+1 verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Survival {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// The failure that leaves the fewest replicas running after rescheduling (the first such
+    /// in domain order), if any domain was failed.
+    pub worst: Option<Domain>,
+    /// Replicas running after rescheduling in the worst failure.
+    pub min_running_after: usize,
+    /// Fewest replicas still running right after any single failure (before replacements).
+    pub min_surviving: usize,
+}
+
+impl Survival {
+    /// `min_running_after / desired` in percent (100 when nothing is desired), rounded down.
+    pub fn percent_after(&self) -> usize {
+        (self.min_running_after * 100)
+            .checked_div(self.desired)
+            .unwrap_or(100)
+    }
+}
+
+/// Every single failure of one kind, and the N+1 verdict per workload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sweep {
+    /// Zones or nodes.
+    pub kind: DomainKind,
+    /// How they fail.
+    pub mode: FailureMode,
+    /// One report per domain, in domain order (zones sorted; nodes in node order).
+    pub reports: Vec<FailureReport>,
+    /// Per workload.
+    pub survival: Vec<Survival>,
+}
+
+/// Fails every zone (or every node holding a replica) one at a time.
+pub fn fail_each(
+    settled: &Settled,
+    workloads: &[Workload],
+    kind: DomainKind,
+    mode: FailureMode,
+    options: &Options,
+) -> Sweep {
+    let domains: Vec<Domain> = match kind {
+        DomainKind::Zone => settled
+            .cluster
+            .nodes
+            .iter()
+            .map(|n| String::from(zone_of(n)))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(Domain::Zone)
+            .collect(),
+        DomainKind::Node => {
+            let members: BTreeSet<&str> = settled
+                .members
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            let hosting: BTreeSet<&str> = settled
+                .cluster
+                .pods
+                .iter()
+                .filter(|p| members.contains(p.key().as_str()))
+                .filter_map(|p| p.node_name.as_deref())
+                .collect();
+            settled
+                .cluster
+                .nodes
+                .iter()
+                .filter(|n| hosting.contains(n.name.as_str()))
+                .map(|n| Domain::Node(n.name.clone()))
+                .collect()
+        }
+    };
+    let reports: Vec<FailureReport> = domains
+        .iter()
+        .map(|d| fail(settled, workloads, d, mode, options))
+        .collect();
+    let survival = workloads
+        .iter()
+        .enumerate()
+        .map(|(index, workload)| {
+            let running_now = settled.members[index].len();
+            let mut survival = Survival {
+                workload: workload.key.clone(),
+                desired: workload.desired,
+                worst: None,
+                min_running_after: running_now,
+                min_surviving: running_now,
+            };
+            for report in &reports {
+                let impact = &report.workloads[index];
+                if survival.worst.is_none() || impact.running_after < survival.min_running_after {
+                    survival.worst = Some(report.domain.clone());
+                    survival.min_running_after = impact.running_after;
+                }
+                survival.min_surviving = survival.min_surviving.min(impact.surviving);
+            }
+            survival
+        })
+        .collect();
+    Sweep {
+        kind,
+        mode,
+        reports,
+        survival,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use super::*;
+    use crate::analysis::{Workload, settle};
+    use crate::framework::testing::{node, pod};
+    use crate::model::{Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+
+    /// Three zones, one node each; three replicas with a hard zone spread (maxSkew 1).
+    fn spread_setup() -> (Cluster, Vec<Workload>) {
+        let nodes = ["a", "b", "c"]
+            .iter()
+            .map(|z| {
+                node(
+                    &alloc::format!("node-{z}"),
+                    &[("topology.kubernetes.io/zone", z)],
+                )
+            })
+            .collect();
+        let mut template = pod("", &[("app", "web")], None);
+        template.containers.push(crate::model::Container {
+            name: "c".into(),
+            ..Default::default()
+        });
+        template
+            .topology_spread_constraints
+            .push(TopologySpreadConstraint {
+                max_skew: 1,
+                topology_key: "topology.kubernetes.io/zone".into(),
+                when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
+                selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
+                min_domains: None,
+                node_affinity_policy: None,
+                node_taints_policy: None,
+                match_label_keys: vec![],
+            });
+        let to_create = (0..3)
+            .map(|i| {
+                let mut p = template.clone();
+                p.name = alloc::format!("web-{i}");
+                p
+            })
+            .collect();
+        let cluster = Cluster {
+            nodes,
+            ..Cluster::default()
+        };
+        let workload = Workload {
+            key: "Deployment/default/web".into(),
+            desired: 3,
+            running: vec![],
+            to_create,
+            template,
+        };
+        (cluster, vec![workload])
+    }
+
+    /// Removing a zone removes its domain: the replacement lands in another zone (skew 2 vs 1 is
+    /// fine with only two domains left). An unreachable zone stays a domain with zero pods under
+    /// nodeTaintsPolicy Ignore, so the replacement cannot go anywhere (skew would be 2 > 1), and
+    /// it lands back in the zone once it recovers.
+    #[test]
+    fn unreachable_zone_blocks_replacements_removed_zone_does_not() {
+        let (cluster, workloads) = spread_setup();
+        let options = Options::default();
+        let settled = settle(&cluster, &workloads, &options);
+        assert_eq!(settled.members[0].len(), 3);
+        let zone = Domain::Zone("a".into());
+
+        let removed = fail(&settled, &workloads, &zone, FailureMode::Removed, &options);
+        let impact = &removed.workloads[0];
+        assert_eq!(impact.lost.len(), 1);
+        assert_eq!(impact.surviving, 2);
+        assert_eq!(impact.replacements.len(), 1);
+        assert!(impact.replacements[0].node.is_some());
+        assert_eq!(impact.running_after, 3);
+
+        let unreachable = fail(
+            &settled,
+            &workloads,
+            &zone,
+            FailureMode::Unreachable,
+            &options,
+        );
+        let impact = &unreachable.workloads[0];
+        assert_eq!(impact.running_after, 2);
+        let replacement = &impact.replacements[0];
+        assert_eq!(replacement.node, None);
+        assert!(
+            replacement
+                .message
+                .as_deref()
+                .unwrap()
+                .contains("2 node(s) didn't match pod topology spread constraints")
+        );
+        // Recovery: the zone comes back empty and the Pending replacement lands there.
+        assert_eq!(unreachable.recovery.running[0], 3);
+        assert_eq!(unreachable.recovery.placed[0][0].1, "node-a");
+    }
+
+    /// The sweep finds the worst zone and the N+1 verdict; a PDB that allows no disruption is
+    /// violated by draining a zone that holds a matching pod.
+    #[test]
+    fn sweep_reports_worst_zone_and_pdb() {
+        let (mut cluster, workloads) = spread_setup();
+        cluster.pdbs.push(crate::model::PodDisruptionBudget {
+            namespace: "default".into(),
+            name: "web".into(),
+            selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
+            disruptions_allowed: 0,
+        });
+        let options = Options::default();
+        let settled = settle(&cluster, &workloads, &options);
+        let sweep = fail_each(
+            &settled,
+            &workloads,
+            DomainKind::Zone,
+            FailureMode::Unreachable,
+            &options,
+        );
+        assert_eq!(sweep.reports.len(), 3);
+        let survival = &sweep.survival[0];
+        assert_eq!(survival.min_running_after, 2);
+        assert_eq!(survival.min_surviving, 2);
+        assert_eq!(survival.percent_after(), 66);
+        assert_eq!(survival.worst, Some(Domain::Zone("a".into())));
+        assert!(sweep.reports[0].pdbs[0].violated);
+        let nodes = fail_each(
+            &settled,
+            &workloads,
+            DomainKind::Node,
+            FailureMode::Removed,
+            &options,
+        );
+        assert_eq!(
+            nodes.reports.len(),
+            3,
+            "one report per node holding a replica"
+        );
+        assert_eq!(nodes.survival[0].min_running_after, 3);
+    }
+}

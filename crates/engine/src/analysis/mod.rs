@@ -1,0 +1,120 @@
+//! What-if analyses built on the sequential scheduler: zone and node failure ([`failure`]),
+//! capacity headroom ([`capacity`]) and the risk hidden in random tie-breaks ([`tie_break`]).
+//! They re-run [`crate::scheduler`] on changed inputs and never re-implement a scheduling rule.
+//!
+//! Every analysis starts from the *settled* cluster ([`settle`]): the snapshot's bound pods plus
+//! every workload's missing replicas placed where the scheduler puts them.
+
+pub mod capacity;
+pub mod failure;
+pub mod tie_break;
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::model::{Cluster, LABEL_ZONE, Node, Pod};
+use crate::scheduler::{self, Options, PodDecision};
+
+/// A set of replicas the analyses follow (a Deployment, StatefulSet, Job, ...), as the loader
+/// resolved it against the cluster.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workload {
+    /// `Kind/namespace/name`.
+    pub key: String,
+    /// Desired replicas.
+    pub desired: usize,
+    /// Its replicas already in the cluster (`namespace/name`), bound or not.
+    pub running: Vec<String>,
+    /// The pods its controller creates now (the missing replicas).
+    pub to_create: Vec<Pod>,
+    /// The admitted pod template, for extra replicas (capacity); its name is replaced.
+    pub template: Pod,
+}
+
+/// Where a zone label is missing.
+pub const NO_ZONE: &str = "(no zone)";
+
+/// A node's zone (`topology.kubernetes.io/zone`), or [`NO_ZONE`].
+pub fn zone_of(node: &Node) -> &str {
+    node.labels.get(LABEL_ZONE).map_or(NO_ZONE, String::as_str)
+}
+
+/// The settled cluster: the input with every workload's missing replicas scheduled and bound.
+#[derive(Clone, Debug)]
+pub struct Settled {
+    /// The cluster with the placed replicas bound (`node_name` set), in the input's pod order
+    /// followed by the placed ones in scheduling order.
+    pub cluster: Cluster,
+    /// Per workload (same order as given): the keys of its replicas bound in [`Settled::cluster`].
+    pub members: Vec<Vec<String>>,
+    /// Per workload: its replicas left Pending, with their decisions.
+    pub pending: Vec<Vec<(Pod, PodDecision)>>,
+}
+
+/// Places every workload's missing replicas (one simulation, queue order) and binds them.
+pub fn settle(cluster: &Cluster, workloads: &[Workload], options: &Options) -> Settled {
+    let mut pods = Vec::new();
+    let mut owner = Vec::new();
+    for (index, workload) in workloads.iter().enumerate() {
+        for pod in &workload.to_create {
+            pods.push(pod.clone());
+            owner.push(index);
+        }
+    }
+    let simulation = scheduler::simulate(cluster, &pods, options);
+    let mut settled = cluster.clone();
+    let bound: BTreeMap<String, &str> = cluster
+        .pods
+        .iter()
+        .filter_map(|p| p.node_name.as_deref().map(|n| (p.key(), n)))
+        .collect();
+    let mut members: Vec<Vec<String>> = workloads
+        .iter()
+        .map(|w| {
+            w.running
+                .iter()
+                .filter(|key| bound.contains_key(*key))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let mut pending: Vec<Vec<(Pod, PodDecision)>> = alloc::vec![Vec::new(); workloads.len()];
+    let order = scheduler::queue_order(&pods);
+    for (decision, &index) in simulation.decisions.into_iter().zip(&order) {
+        let mut pod = pods[index].clone();
+        match &decision.node {
+            Some(node) => {
+                pod.node_name = Some(node.clone());
+                members[owner[index]].push(pod.key());
+                settled.pods.push(pod);
+            }
+            None => pending[owner[index]].push((pod, decision)),
+        }
+    }
+    Settled {
+        cluster: settled,
+        members,
+        pending,
+    }
+}
+
+/// How many of `keys` are bound in `cluster`, per zone (zones without any are left out).
+pub fn per_zone(cluster: &Cluster, keys: &[String]) -> BTreeMap<String, usize> {
+    let zones: BTreeMap<&str, &str> = cluster
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), zone_of(n)))
+        .collect();
+    let wanted: alloc::collections::BTreeSet<&str> = keys.iter().map(String::as_str).collect();
+    let mut out = BTreeMap::new();
+    for pod in &cluster.pods {
+        if let Some(node) = &pod.node_name
+            && let Some(zone) = zones.get(node.as_str())
+            && wanted.contains(pod.key().as_str())
+        {
+            *out.entry(String::from(*zone)).or_insert(0) += 1;
+        }
+    }
+    out
+}
