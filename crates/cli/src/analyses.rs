@@ -545,3 +545,321 @@ pub fn render_risk(views: &[RiskView]) -> String {
     );
     out
 }
+
+/// The `rollout` JSON entry of one Deployment.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutView {
+    /// `Deployment/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub replicas: usize,
+    /// Pods of the current revision found in the snapshot.
+    pub old_pods: usize,
+    /// The rollout as specified.
+    #[serde(flatten)]
+    pub outcome: OutcomeView,
+    /// The same rollout with the opposite `matchLabelKeys: [pod-template-hash]` choice.
+    pub match_label_keys: Option<MatchLabelKeysView>,
+    /// When it stalls: alternatives, each simulated.
+    pub alternatives: Vec<AlternativeView>,
+}
+
+/// One simulated rollout.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutcomeView {
+    /// The strategy.
+    pub strategy: String,
+    /// maxSurge resolved.
+    pub max_surge: i32,
+    /// maxUnavailable resolved.
+    pub max_unavailable: i32,
+    /// Whether it completes.
+    pub completed: bool,
+    /// The step after which nothing more happens (null when completed).
+    pub stalled_at_step: Option<usize>,
+    /// Why it stalls (the scheduler's message), or null.
+    pub reason: Option<String>,
+    /// Fewest available replicas at any step.
+    pub min_available: usize,
+    /// Seconds after which `ProgressDeadlineExceeded` is set (it stops nothing), or null.
+    pub progress_deadline_exceeded_at: Option<u64>,
+    /// The end state against each hard spread constraint.
+    pub spread: Vec<SpreadCheckView>,
+    /// Whether every hard spread constraint holds at the end.
+    pub end_satisfies_spread: bool,
+    /// Every step.
+    pub steps: Vec<StepView>,
+}
+
+/// One step.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepView {
+    /// Step number.
+    pub step: usize,
+    /// Seconds since the start.
+    pub time: u64,
+    /// What happened.
+    pub actions: Vec<String>,
+    /// The new revision.
+    pub new: RevisionView,
+    /// The old revision(s).
+    pub old: RevisionView,
+    /// Available replicas of both revisions.
+    pub available: usize,
+    /// Pending pods: `[name, message]`.
+    pub pending: Vec<(String, String)>,
+}
+
+/// Pods of one revision.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RevisionView {
+    /// ReplicaSet `spec.replicas`.
+    pub replicas: usize,
+    /// Bound, not terminating.
+    pub running: usize,
+    /// Available.
+    pub available: usize,
+    /// Pending.
+    pub pending: usize,
+    /// Terminating (holding resources).
+    pub terminating: usize,
+    /// Running pods per zone.
+    pub zones: BTreeMap<String, usize>,
+}
+
+/// One hard spread constraint at the end.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpreadCheckView {
+    /// Topology key.
+    pub topology_key: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// Matching pods per eligible domain.
+    pub domains: BTreeMap<String, i64>,
+    /// Largest count minus the global minimum.
+    pub skew: i64,
+    /// `skew <= maxSkew`.
+    pub satisfied: bool,
+}
+
+/// The matchLabelKeys comparison.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MatchLabelKeysView {
+    /// Whether the comparison run has `pod-template-hash` in matchLabelKeys (the manifest does not).
+    pub with_pod_template_hash: bool,
+    /// Whether it completes.
+    pub completed: bool,
+    /// Where it stalls.
+    pub stalled_at_step: Option<usize>,
+    /// Fewest available replicas.
+    pub min_available: usize,
+    /// Why it stalls.
+    pub reason: Option<String>,
+    /// New pods per zone at the end.
+    pub final_zones: BTreeMap<String, usize>,
+}
+
+/// An alternative.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AlternativeView {
+    /// What changes.
+    pub change: String,
+    /// Whether it completes.
+    pub completed: bool,
+    /// Where it stalls.
+    pub stalled_at_step: Option<usize>,
+    /// Fewest available replicas (the cost).
+    pub min_available: usize,
+    /// Why it stalls.
+    pub reason: Option<String>,
+}
+
+fn revision(counts: &spreadlab_engine::analysis::rollout::RevisionCounts) -> RevisionView {
+    RevisionView {
+        replicas: counts.replicas,
+        running: counts.running,
+        available: counts.available,
+        pending: counts.pending,
+        terminating: counts.terminating,
+        zones: counts.zones.clone(),
+    }
+}
+
+fn outcome_view(outcome: &spreadlab_engine::analysis::rollout::RolloutOutcome) -> OutcomeView {
+    OutcomeView {
+        strategy: outcome.strategy.describe(),
+        max_surge: outcome.resolved.0,
+        max_unavailable: outcome.resolved.1,
+        completed: outcome.completed,
+        stalled_at_step: outcome.stalled_at_step,
+        reason: outcome.reason.clone(),
+        min_available: outcome.min_available,
+        progress_deadline_exceeded_at: outcome.progress_deadline_exceeded_at,
+        spread: outcome
+            .spread
+            .iter()
+            .map(|s| SpreadCheckView {
+                topology_key: s.topology_key.clone(),
+                max_skew: s.max_skew,
+                domains: s.domains.clone(),
+                skew: s.skew,
+                satisfied: s.satisfied,
+            })
+            .collect(),
+        end_satisfies_spread: outcome.spread.iter().all(|s| s.satisfied),
+        steps: outcome
+            .steps
+            .iter()
+            .map(|s| StepView {
+                step: s.step,
+                time: s.time,
+                actions: s.actions.clone(),
+                new: revision(&s.new),
+                old: revision(&s.old),
+                available: s.available,
+                pending: s.pending.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The view of one rollout report.
+pub fn rollout_view(report: &spreadlab_engine::analysis::rollout::RolloutReport) -> RolloutView {
+    RolloutView {
+        workload: report.workload.clone(),
+        replicas: report.replicas,
+        old_pods: report.old_pods,
+        outcome: outcome_view(&report.outcome),
+        match_label_keys: report
+            .match_label_keys
+            .as_ref()
+            .map(|(with, o)| MatchLabelKeysView {
+                with_pod_template_hash: *with,
+                completed: o.completed,
+                stalled_at_step: o.stalled_at_step,
+                min_available: o.min_available,
+                reason: o.reason.clone(),
+                final_zones: o
+                    .steps
+                    .last()
+                    .map(|s| s.new.zones.clone())
+                    .unwrap_or_default(),
+            }),
+        alternatives: report
+            .alternatives
+            .iter()
+            .map(|a| AlternativeView {
+                change: a.change.clone(),
+                completed: a.outcome.completed,
+                stalled_at_step: a.outcome.stalled_at_step,
+                min_available: a.outcome.min_available,
+                reason: a.outcome.reason.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Renders `rollout` as text.
+pub fn render_rollout(views: &[RolloutView]) -> String {
+    let mut out = String::new();
+    for v in views {
+        let o = &v.outcome;
+        let _ = writeln!(
+            out,
+            "{}: {} replicas, {} pods of the current revision; {} (maxSurge {}, maxUnavailable {})",
+            v.workload, v.replicas, v.old_pods, o.strategy, o.max_surge, o.max_unavailable
+        );
+        for s in &o.steps {
+            let _ = writeln!(
+                out,
+                "  step {:>3}  t={:>5}s  new {}/{} available ({} Pending, zones {})  old {} running ({} terminating)  available {}",
+                s.step,
+                s.time,
+                s.new.available,
+                s.new.replicas,
+                s.new.pending,
+                zones(&s.new.zones),
+                s.old.running,
+                s.old.terminating,
+                s.available
+            );
+            for action in &s.actions {
+                let _ = writeln!(out, "              {action}");
+            }
+        }
+        if o.completed {
+            let _ = writeln!(
+                out,
+                "  completes; at least {} of {} replicas available throughout",
+                o.min_available, v.replicas
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  STALLS at step {}: {}",
+                o.stalled_at_step.unwrap_or(0),
+                o.reason.as_deref().unwrap_or("")
+            );
+            if let Some(at) = o.progress_deadline_exceeded_at {
+                let _ = writeln!(
+                    out,
+                    "  the Deployment reports ProgressDeadlineExceeded after {at}s (nothing stops)"
+                );
+            }
+        }
+        for s in &o.spread {
+            let _ = writeln!(
+                out,
+                "  end state, spread on {}: {} (skew {} vs maxSkew {}: {})",
+                s.topology_key,
+                s.domains
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                s.skew,
+                s.max_skew,
+                if s.satisfied { "ok" } else { "VIOLATED" }
+            );
+        }
+        if let Some(m) = &v.match_label_keys {
+            let _ = writeln!(
+                out,
+                "  {} matchLabelKeys [pod-template-hash]: {}, at least {} available, new pods per zone {}",
+                if m.with_pod_template_hash {
+                    "with"
+                } else {
+                    "without"
+                },
+                if m.completed {
+                    "completes".to_owned()
+                } else {
+                    format!("stalls at step {}", m.stalled_at_step.unwrap_or(0))
+                },
+                m.min_available,
+                zones(&m.final_zones)
+            );
+        }
+        for a in &v.alternatives {
+            let _ = writeln!(
+                out,
+                "  alternative: {}: {}; at least {} available",
+                a.change,
+                if a.completed {
+                    "completes".to_owned()
+                } else {
+                    format!("stalls at step {}", a.stalled_at_step.unwrap_or(0))
+                },
+                a.min_available
+            );
+        }
+    }
+    out
+}

@@ -86,6 +86,22 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
     },
+    /// Rolls the snapshot's pods of each Deployment (the current revision) to the Deployment in
+    /// the files (the new revision), step by step: completes or stalls, and why.
+    Rollout {
+        /// Snapshot and the new Deployment(s).
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Only this Deployment (`Deployment/namespace/name` or its name).
+        #[arg(long)]
+        workload: Option<String>,
+        /// Seconds from scheduling to Ready assumed for new pods.
+        #[arg(long, default_value_t = 10)]
+        ready_after: u64,
+        /// Output format.
+        #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
+        output: Format,
+    },
     /// The real scheduler picks at random among equally scored nodes: places the workloads under
     /// many seeded tie-break sequences and reports how concentrated the replicas can end up.
     Risk {
@@ -187,6 +203,12 @@ fn main() -> ExitCode {
             max,
             output,
         } => capacity(&files, workload.as_deref(), max, output),
+        Command::Rollout {
+            files,
+            workload,
+            ready_after,
+            output,
+        } => rollout(&files, workload.as_deref(), ready_after, output),
         Command::Risk {
             files,
             runs,
@@ -327,6 +349,45 @@ fn capacity(files: &[String], only: Option<&str>, max: usize, output: Format) ->
     }
     let short = views.iter().any(|v| v.reaches_hpa_max == Some(false));
     ExitCode::from(if short { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+fn rollout(files: &[String], only: Option<&str>, ready_after: u64, output: Format) -> ExitCode {
+    use spreadlab_engine::analysis::rollout::{self, Assumptions};
+    let loaded = match load_files(files) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let assumptions = Assumptions {
+        ready_after_seconds: ready_after,
+        ..Assumptions::default()
+    };
+    let mut views = Vec::new();
+    for workload in &loaded.workloads {
+        let Some(spec) = &workload.deployment else {
+            continue;
+        };
+        if only.is_some_and(|o| o != workload.key() && o != workload.name) {
+            continue;
+        }
+        let analysed = workload.for_analysis(&loaded.cluster);
+        let report = rollout::rollout(
+            &loaded.cluster,
+            &analysed,
+            spec,
+            &assumptions,
+            &Options::default(),
+        );
+        views.push(analyses::rollout_view(&report));
+    }
+    if views.is_empty() {
+        eprintln!("error: no Deployment to roll out");
+        return ExitCode::from(EXIT_INPUT_ERROR);
+    }
+    if !emit(output, &views, || analyses::render_rollout(&views)) {
+        return ExitCode::from(EXIT_INPUT_ERROR);
+    }
+    let stalled = views.iter().any(|v| !v.outcome.completed);
+    ExitCode::from(if stalled { EXIT_PENDING } else { EXIT_PLACED })
 }
 
 fn risk(files: &[String], runs: usize, output: Format) -> ExitCode {

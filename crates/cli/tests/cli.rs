@@ -503,3 +503,85 @@ fn risk_reports_distributions_over_the_runs() {
     let (_, table) = run(&["risk", &file, "--runs", "3"]);
     assert!(table.contains("3 seeded tie-break runs"), "{table}");
 }
+
+/// `rollout` with every GPU busy: the default strategy resolves to maxSurge 1 (25% of 3 rounded
+/// up) and maxUnavailable 0 (rounded down), so the surge pod needs a fourth GPU that does not
+/// exist and no old pod may go: stalled at the first step with the scheduler's message, all 3
+/// old replicas available. The alternatives are each simulated: maxSurge 0 / maxUnavailable 1
+/// completes with 2 available at worst, Recreate with 0, one more GPU node in any zone with 3.
+#[test]
+fn rollout_with_every_gpu_busy_stalls_and_proposes_alternatives() {
+    let file = analyses_fixture("rollout-gpu-busy.yaml");
+    let (code, json) = run(&["rollout", &file, "-o", "json"]);
+    assert_eq!(code, EXIT_PENDING);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    let infer = &view[0];
+    assert_eq!(infer["workload"], "Deployment/default/infer");
+    assert_eq!(infer["oldPods"], 3);
+    assert_eq!(infer["maxSurge"], 1);
+    assert_eq!(infer["maxUnavailable"], 0);
+    assert_eq!(infer["completed"], false);
+    assert_eq!(infer["stalledAtStep"], 0);
+    assert_eq!(infer["minAvailable"], 3);
+    assert!(
+        infer["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("0/3 nodes are available: 3 Insufficient nvidia.com/gpu."),
+        "{}",
+        infer["reason"]
+    );
+    assert!(infer["steps"].as_array().is_some_and(|s| !s.is_empty()));
+    assert_eq!(infer["steps"][0]["new"]["pending"], 1);
+    assert_eq!(infer["progressDeadlineExceededAt"], 600);
+    let alternatives = infer["alternatives"].as_array().unwrap();
+    let find = |prefix: &str| {
+        alternatives
+            .iter()
+            .find(|a| a["change"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix}"))
+    };
+    let one_by_one = find("strategy RollingUpdate with maxSurge 0");
+    assert_eq!(one_by_one["completed"], true);
+    assert_eq!(one_by_one["minAvailable"], 2);
+    assert_eq!(find("strategy Recreate")["minAvailable"], 0);
+    let capacity = find("one more node in zone zone-a");
+    assert_eq!(capacity["completed"], true);
+    assert_eq!(capacity["minAvailable"], 3);
+    assert_eq!(infer["matchLabelKeys"]["withPodTemplateHash"], true);
+    let (_, table) = run(&["rollout", &file, "--workload", "infer"]);
+    assert!(table.contains("STALLS at step 0"), "{table}");
+    assert!(table.contains("ProgressDeadlineExceeded"), "{table}");
+}
+
+/// A rolling-update value the API server rejects is an input error naming the field.
+#[test]
+fn rollout_rejects_invalid_strategy_values() {
+    let text = std::fs::read_to_string(analyses_fixture("rollout-gpu-busy.yaml")).unwrap();
+    let bad = text.replacen(
+        "spec:\n  replicas: 3\n",
+        "spec:\n  replicas: 3\n  strategy: {rollingUpdate: {maxSurge: oops}}\n",
+        1,
+    );
+    let mut child = spreadlab()
+        .args(["rollout", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(bad.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(EXIT_INPUT_ERROR));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("spec.strategy.rollingUpdate.maxSurge")
+            && stderr.contains("a valid percent string"),
+        "{stderr}"
+    );
+}

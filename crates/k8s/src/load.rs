@@ -9,8 +9,10 @@ use k8s_openapi::api::core::v1 as core_api;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use spreadlab_engine::analysis::rollout::{DeploymentSpec, IntOrPercent, Strategy};
 use spreadlab_engine::model::{
     Controller, ControllerKind, Labels, Namespace, Pod, PodDisruptionBudget, Selector, Service,
 };
@@ -97,6 +99,7 @@ struct NewWorkload {
     explicit_priority: Option<i32>,
     explicit_preemption_policy: bool,
     priority_path: &'static str,
+    deployment: Option<DeploymentSpec>,
 }
 
 impl NewWorkload {
@@ -124,6 +127,7 @@ impl NewWorkload {
             explicit_preemption_policy: template_spec
                 .is_some_and(|s| s.preemption_policy.is_some()),
             priority_path: "spec.template.spec.priorityClassName",
+            deployment: None,
         }
     }
 }
@@ -526,6 +530,7 @@ impl<'o> Loader<'o> {
                 explicit_priority,
                 explicit_preemption_policy,
                 priority_path: "spec.priorityClassName",
+                deployment: None,
             },
         );
         Ok(())
@@ -653,18 +658,18 @@ impl<'o> Loader<'o> {
             selector: selector.clone(),
         });
         let pod_spec = spec.template.spec.as_ref();
-        self.push_workload(
-            place,
-            NewWorkload::from_template(
-                WorkloadKind::Deployment,
-                namespace,
-                name,
-                admission::default_replicas(spec.replicas),
-                selector,
-                template,
-                pod_spec,
-            ),
+        let rollout = deployment_spec(place, &spec)?;
+        let mut new = NewWorkload::from_template(
+            WorkloadKind::Deployment,
+            namespace,
+            name,
+            admission::default_replicas(spec.replicas),
+            selector,
+            template,
+            pod_spec,
         );
+        new.deployment = Some(rollout);
+        self.push_workload(place, new);
         Ok(())
     }
 
@@ -757,6 +762,7 @@ impl<'o> Loader<'o> {
                 explicit_priority: spec.and_then(|s| s.priority),
                 explicit_preemption_policy: false,
                 priority_path: "run.environment.priorityClassName",
+                deployment: None,
             },
         );
         Ok(())
@@ -782,6 +788,7 @@ impl<'o> Loader<'o> {
             selector: new.selector,
             template,
             priority_class_name: new.priority_class_name.clone(),
+            deployment: new.deployment.clone(),
             origin: Origin {
                 file: place.file.clone(),
                 document: place.document.unwrap_or(0),
@@ -885,4 +892,109 @@ impl<'o> Loader<'o> {
         });
         self.loaded
     }
+}
+
+/// `intstr.IntOrString` of a rolling-update field, validated as the API server does
+/// (`ValidatePositiveIntOrPercent`, `IsValidPercent`).
+fn int_or_percent(
+    place: &Place,
+    value: Option<&IntOrString>,
+    default: IntOrPercent,
+    path: &str,
+) -> Result<IntOrPercent, Failure> {
+    match value {
+        None => Ok(default),
+        Some(IntOrString::Int(n)) if *n < 0 => Err(place.error(
+            Some(path),
+            format!("Invalid value: {n}: must be greater than or equal to 0"),
+        )),
+        Some(IntOrString::Int(n)) => Ok(IntOrPercent::Int(*n)),
+        Some(IntOrString::String(text)) => {
+            let percent = text
+                .strip_suffix('%')
+                .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|digits| digits.parse::<i32>().ok());
+            match percent {
+                Some(p) if p > 100 && path.ends_with("maxUnavailable") => Err(place.error(
+                    Some(path),
+                    format!("Invalid value: \"{text}\": must not be greater than 100%"),
+                )),
+                Some(p) => Ok(IntOrPercent::Percent(p)),
+                None => Err(place.error(
+                    Some(path),
+                    format!(
+                        "Invalid value: \"{text}\": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
+                    ),
+                )),
+            }
+        }
+    }
+}
+
+/// The Deployment fields the rollout analysis reads, defaulted as the API server does
+/// (`SetDefaults_Deployment`: RollingUpdate 25%/25%, progressDeadlineSeconds 600; pods:
+/// terminationGracePeriodSeconds 30) and validated (`ValidateRollingUpdateDeployment`).
+fn deployment_spec(place: &Place, spec: &apps::DeploymentSpec) -> Result<DeploymentSpec, Failure> {
+    let strategy = spec.strategy.as_ref();
+    let kind = strategy
+        .and_then(|s| s.type_.as_deref())
+        .unwrap_or("RollingUpdate");
+    let strategy = match kind {
+        "Recreate" => {
+            if strategy.is_some_and(|s| s.rolling_update.is_some()) {
+                return Err(place.error(
+                    Some("spec.strategy.rollingUpdate"),
+                    "Forbidden: may not be specified when strategy `type` is 'Recreate'",
+                ));
+            }
+            Strategy::Recreate
+        }
+        "RollingUpdate" => {
+            let rolling = strategy.and_then(|s| s.rolling_update.as_ref());
+            let max_surge = int_or_percent(
+                place,
+                rolling.and_then(|r| r.max_surge.as_ref()),
+                IntOrPercent::Percent(25),
+                "spec.strategy.rollingUpdate.maxSurge",
+            )?;
+            let max_unavailable = int_or_percent(
+                place,
+                rolling.and_then(|r| r.max_unavailable.as_ref()),
+                IntOrPercent::Percent(25),
+                "spec.strategy.rollingUpdate.maxUnavailable",
+            )?;
+            let zero =
+                |v: IntOrPercent| matches!(v, IntOrPercent::Int(0) | IntOrPercent::Percent(0));
+            if zero(max_surge) && zero(max_unavailable) {
+                return Err(place.error(
+                    Some("spec.strategy.rollingUpdate.maxUnavailable"),
+                    "Invalid value: 0: may not be 0 when `maxSurge` is 0",
+                ));
+            }
+            Strategy::RollingUpdate {
+                max_surge,
+                max_unavailable,
+            }
+        }
+        other => {
+            return Err(place.error(
+                Some("spec.strategy.type"),
+                format!("Unsupported value: \"{other}\": supported values: \"Recreate\", \"RollingUpdate\""),
+            ));
+        }
+    };
+    let seconds = |value: Option<i64>| u64::try_from(value.unwrap_or(0)).unwrap_or(0);
+    Ok(DeploymentSpec {
+        strategy,
+        min_ready_seconds: seconds(spec.min_ready_seconds.map(i64::from)),
+        progress_deadline_seconds: u64::try_from(spec.progress_deadline_seconds.unwrap_or(600))
+            .unwrap_or(600),
+        termination_grace_seconds: seconds(Some(
+            spec.template
+                .spec
+                .as_ref()
+                .and_then(|s| s.termination_grace_period_seconds)
+                .unwrap_or(30),
+        )),
+    })
 }

@@ -73,6 +73,8 @@ pub struct Workload {
     pub template: Pod,
     /// `spec.priorityClassName` of the template.
     pub priority_class_name: Option<String>,
+    /// A Deployment's strategy and timings (defaulted), for the rollout analysis.
+    pub deployment: Option<spreadlab_engine::analysis::rollout::DeploymentSpec>,
     /// Where it was read.
     pub origin: Origin,
 }
@@ -265,6 +267,7 @@ mod tests {
             selector: Selector::from_set(&labels(&[("app", "web")])),
             template,
             priority_class_name: None,
+            deployment: None,
             origin: Origin {
                 file: "-".into(),
                 document: 0,

@@ -1,5 +1,6 @@
 //! What-if analyses built on the sequential scheduler: zone and node failure ([`failure`]),
-//! capacity headroom ([`capacity`]) and the risk hidden in random tie-breaks ([`tie_break`]).
+//! capacity headroom ([`capacity`]), rolling updates ([`rollout`]) and the risk hidden in random
+//! tie-breaks ([`tie_break`]).
 //! They re-run [`crate::scheduler`] on changed inputs and never re-implement a scheduling rule.
 //!
 //! Every analysis starts from the *settled* cluster ([`settle`]): the snapshot's bound pods plus
@@ -7,6 +8,7 @@
 
 pub mod capacity;
 pub mod failure;
+pub mod rollout;
 pub mod tie_break;
 
 use alloc::collections::BTreeMap;

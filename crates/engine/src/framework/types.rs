@@ -621,6 +621,16 @@ impl Snapshot {
         self.pods[id] = Some(info);
     }
 
+    /// Marks a bound pod as terminating (its deletion started): it keeps its resources and ports
+    /// on the node until [`Snapshot::remove`]d, but no longer counts for spreading or affinity.
+    pub fn set_terminating(&mut self, id: PodId) {
+        if self.pods.get(id).is_some_and(Option::is_some) {
+            let mut info = self.detach(id);
+            info.pod.terminating = true;
+            self.restore(id, info);
+        }
+    }
+
     /// Records `info` as Pending and nominated to `node` (`PodNominator.AddNominatedPod`), replacing
     /// an earlier nomination of the same pod.
     pub fn nominate(&mut self, info: PodInfo, node: usize) {

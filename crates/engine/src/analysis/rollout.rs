@@ -1,0 +1,1117 @@
+//! Rolling updates: the Deployment controller (`pkg/controller/deployment/rolling.go`,
+//! `recreate.go`, `util/deployment_util.go`), the ReplicaSet controller's choice of pods to
+//! delete (`pkg/controller/controller_utils.go` `ActivePodsWithRanks`) and the scheduler, step by
+//! step on a clock: new pods become Ready `ready_after_seconds` after they are scheduled and
+//! available `minReadySeconds` later; deleted pods keep their node's resources (GPUs included)
+//! for their termination grace period. The verdict says whether the rollout completes or where
+//! it stalls and why (the scheduler's message), the fewest available replicas on the way, the
+//! zones at every step, and whether the end state satisfies the new revision's hard spread.
+//!
+//! The pods the Deployment's selector matches in the snapshot are the current revision (grouped
+//! into old ReplicaSets by their `pod-template-hash`); the Deployment read is the new one.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Workload, zone_of};
+use crate::framework::{PodId, PodInfo, Snapshot, run_pre_filter};
+use crate::model::{Cluster, Node, Pod, Requirement, Selector, WhenUnsatisfiable};
+use crate::scheduler::{self, Detail, Options};
+
+/// The label the Deployment controller puts on its ReplicaSets' pods.
+pub const LABEL_POD_TEMPLATE_HASH: &str = "pod-template-hash";
+
+/// An `intstr.IntOrString` of the rolling-update parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOrPercent {
+    /// An absolute number.
+    Int(i32),
+    /// A percentage of the desired replicas.
+    Percent(i32),
+}
+
+impl IntOrPercent {
+    /// `GetScaledValueFromIntOrPercent`: percentages of `total`, rounded up or down.
+    pub fn scaled(self, total: i32, round_up: bool) -> i32 {
+        match self {
+            IntOrPercent::Int(n) => n,
+            IntOrPercent::Percent(p) => {
+                let product = i64::from(p) * i64::from(total);
+                let value = if round_up {
+                    (product + 99).div_euclid(100)
+                } else {
+                    product.div_euclid(100)
+                };
+                value as i32
+            }
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            IntOrPercent::Int(n) => format!("{n}"),
+            IntOrPercent::Percent(p) => format!("{p}%"),
+        }
+    }
+}
+
+/// `spec.strategy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Delete every old pod, then create the new ones.
+    Recreate,
+    /// Surge and replace.
+    RollingUpdate {
+        /// `maxSurge` (default 25%).
+        max_surge: IntOrPercent,
+        /// `maxUnavailable` (default 25%).
+        max_unavailable: IntOrPercent,
+    },
+}
+
+impl Strategy {
+    /// `ResolveFenceposts`: (surge rounded up, unavailable rounded down); both 0 gives
+    /// unavailable 1. Recreate gives (0, replicas).
+    pub fn resolve(self, replicas: i32) -> (i32, i32) {
+        match self {
+            Strategy::Recreate => (0, replicas),
+            Strategy::RollingUpdate {
+                max_surge,
+                max_unavailable,
+            } => {
+                let surge = max_surge.scaled(replicas, true);
+                let unavailable = max_unavailable.scaled(replicas, false);
+                if surge == 0 && unavailable == 0 {
+                    (0, 1)
+                } else {
+                    (surge, unavailable.min(replicas))
+                }
+            }
+        }
+    }
+
+    /// `RollingUpdate(maxSurge=…, maxUnavailable=…)` or `Recreate`.
+    pub fn describe(self) -> String {
+        match self {
+            Strategy::Recreate => String::from("Recreate"),
+            Strategy::RollingUpdate {
+                max_surge,
+                max_unavailable,
+            } => format!(
+                "RollingUpdate(maxSurge={}, maxUnavailable={})",
+                max_surge.describe(),
+                max_unavailable.describe()
+            ),
+        }
+    }
+}
+
+/// The Deployment fields the rollout reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeploymentSpec {
+    /// `spec.strategy`.
+    pub strategy: Strategy,
+    /// `spec.minReadySeconds`.
+    pub min_ready_seconds: u64,
+    /// `spec.progressDeadlineSeconds` (default 600).
+    pub progress_deadline_seconds: u64,
+    /// The template's `terminationGracePeriodSeconds` (default 30).
+    pub termination_grace_seconds: u64,
+}
+
+/// What the rollout simulation assumes beyond the manifests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assumptions {
+    /// Seconds from a pod's scheduling to Ready (image pull, start, readiness probe).
+    pub ready_after_seconds: u64,
+    /// Steps after which the simulation gives up (a bound on hostile input).
+    pub max_steps: usize,
+}
+
+impl Default for Assumptions {
+    fn default() -> Self {
+        Assumptions {
+            ready_after_seconds: 10,
+            max_steps: 10_000,
+        }
+    }
+}
+
+/// Pods of one revision at one step.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RevisionCounts {
+    /// `spec.replicas` of its ReplicaSet(s).
+    pub replicas: usize,
+    /// Bound and not terminating.
+    pub running: usize,
+    /// Running for `minReadySeconds` after Ready.
+    pub available: usize,
+    /// Not scheduled.
+    pub pending: usize,
+    /// Deleted, still holding their node's resources.
+    pub terminating: usize,
+    /// Running pods per zone.
+    pub zones: BTreeMap<String, usize>,
+}
+
+/// The state after one instant of the rollout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Step number, from 0.
+    pub step: usize,
+    /// Seconds since the rollout began.
+    pub time: u64,
+    /// What the controllers and the scheduler did at this instant.
+    pub actions: Vec<String>,
+    /// The new revision.
+    pub new: RevisionCounts,
+    /// The old revision(s).
+    pub old: RevisionCounts,
+    /// Available replicas of both revisions.
+    pub available: usize,
+    /// Pending pods and the scheduler's message.
+    pub pending: Vec<(String, String)>,
+}
+
+/// The end state against one hard spread constraint of the new revision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpreadCheck {
+    /// Topology key.
+    pub topology_key: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// Matching pods per eligible domain (the constraint's selector, after matchLabelKeys).
+    pub domains: BTreeMap<String, i64>,
+    /// Largest domain count minus the global minimum.
+    pub skew: i64,
+    /// `skew <= maxSkew`.
+    pub satisfied: bool,
+}
+
+/// The outcome of one rollout simulation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RolloutOutcome {
+    /// The strategy simulated.
+    pub strategy: Strategy,
+    /// `(maxSurge, maxUnavailable)` resolved.
+    pub resolved: (i32, i32),
+    /// Whether every replica runs the new revision and is available.
+    pub completed: bool,
+    /// The step after which nothing more happens, when not completed.
+    pub stalled_at_step: Option<usize>,
+    /// Why it stalls: the scheduler's message for a Pending new pod.
+    pub reason: Option<String>,
+    /// Fewest available replicas at any step.
+    pub min_available: usize,
+    /// When the `Progressing` condition turns `ProgressDeadlineExceeded` (it stops nothing).
+    pub progress_deadline_exceeded_at: Option<u64>,
+    /// Every step.
+    pub steps: Vec<Step>,
+    /// The end state against each hard spread constraint of the new revision.
+    pub spread: Vec<SpreadCheck>,
+}
+
+/// An alternative tried when the rollout stalls, verified by simulating it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alternative {
+    /// What changes.
+    pub change: String,
+    /// Its simulation.
+    pub outcome: RolloutOutcome,
+}
+
+/// The full rollout report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RolloutReport {
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Desired replicas.
+    pub replicas: usize,
+    /// Pods of the current revision found.
+    pub old_pods: usize,
+    /// The rollout as specified.
+    pub outcome: RolloutOutcome,
+    /// The same rollout with the opposite choice about `matchLabelKeys: [pod-template-hash]` on
+    /// the hard spread constraints (`None` without hard spread constraints): without it, old pods
+    /// count toward the new revision's spread.
+    pub match_label_keys: Option<(bool, RolloutOutcome)>,
+    /// When the rollout stalls: alternatives, each verified.
+    pub alternatives: Vec<Alternative>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    Pending {
+        message: String,
+    },
+    Bound {
+        id: PodId,
+        node: usize,
+        scheduled_at: u64,
+    },
+    Terminating {
+        id: PodId,
+        until: u64,
+    },
+    Gone,
+}
+
+#[derive(Clone, Debug)]
+struct SimPod {
+    pod: Pod,
+    /// 0 for the new ReplicaSet, `1..` for old ones.
+    rs: usize,
+    state: State,
+}
+
+struct Sim<'a> {
+    snapshot: Snapshot,
+    pods: Vec<SimPod>,
+    /// `spec.replicas` per ReplicaSet (index 0: new).
+    rs_replicas: Vec<usize>,
+    replicas: usize,
+    spec: &'a DeploymentSpec,
+    assumptions: &'a Assumptions,
+    options: Options,
+    template: &'a Pod,
+    base_name: String,
+    created: usize,
+    time: u64,
+    /// Pods removed since the Pending pods were last tried.
+    changed_since_retry: bool,
+}
+
+impl Sim<'_> {
+    fn ready_at(&self, scheduled_at: u64) -> u64 {
+        scheduled_at + self.assumptions.ready_after_seconds
+    }
+
+    fn is_available(&self, pod: &SimPod) -> bool {
+        match pod.state {
+            State::Bound { scheduled_at, .. } => {
+                self.ready_at(scheduled_at) + self.spec.min_ready_seconds <= self.time
+            }
+            _ => false,
+        }
+    }
+
+    fn is_ready(&self, pod: &SimPod) -> bool {
+        matches!(pod.state, State::Bound { scheduled_at, .. } if self.ready_at(scheduled_at) <= self.time)
+    }
+
+    /// Live pods (Pending or bound, not terminating) of a ReplicaSet.
+    fn live(&self, rs: usize) -> impl Iterator<Item = usize> + '_ {
+        self.pods.iter().enumerate().filter_map(move |(i, p)| {
+            (p.rs == rs && matches!(p.state, State::Pending { .. } | State::Bound { .. }))
+                .then_some(i)
+        })
+    }
+
+    fn available_in(&self, rs: usize) -> usize {
+        self.live(rs)
+            .filter(|&i| self.is_available(&self.pods[i]))
+            .count()
+    }
+
+    fn old_sets(&self) -> core::ops::Range<usize> {
+        1..self.rs_replicas.len()
+    }
+
+    /// One Deployment sync (`rolloutRolling` / `rolloutRecreate`): one scale action at most.
+    fn sync_deployment(&mut self) -> Option<String> {
+        let replicas = self.replicas;
+        let old_total: usize = self.old_sets().map(|i| self.rs_replicas[i]).sum();
+        match self.spec.strategy {
+            Strategy::Recreate => {
+                if old_total > 0 {
+                    for i in self.old_sets() {
+                        self.rs_replicas[i] = 0;
+                    }
+                    return Some(String::from("scale old ReplicaSets to 0 (Recreate)"));
+                }
+                let old_left = self
+                    .pods
+                    .iter()
+                    .any(|p| p.rs > 0 && !matches!(p.state, State::Gone));
+                if !old_left && self.rs_replicas[0] != replicas {
+                    self.rs_replicas[0] = replicas;
+                    return Some(format!("scale new ReplicaSet to {replicas}"));
+                }
+                None
+            }
+            Strategy::RollingUpdate { .. } => {
+                let (surge, unavailable) = self.spec.strategy.resolve(replicas as i32);
+                let (surge, unavailable) = (surge.max(0) as usize, unavailable.max(0) as usize);
+                // reconcileNewReplicaSet
+                let new = self.rs_replicas[0];
+                if new > replicas {
+                    self.rs_replicas[0] = replicas;
+                    return Some(format!("scale new ReplicaSet down to {replicas}"));
+                }
+                if new < replicas {
+                    let current: usize = self.rs_replicas.iter().sum();
+                    let max_total = replicas + surge;
+                    if current < max_total {
+                        let up = (max_total - current).min(replicas - new);
+                        self.rs_replicas[0] = new + up;
+                        return Some(format!("scale new ReplicaSet up to {}", new + up));
+                    }
+                }
+                // reconcileOldReplicaSets
+                if old_total == 0 {
+                    return None;
+                }
+                let all: usize = self.rs_replicas.iter().sum();
+                let min_available = replicas.saturating_sub(unavailable);
+                let new_unavailable = self.rs_replicas[0].saturating_sub(self.available_in(0));
+                let max_scaled_down = all as i64 - min_available as i64 - new_unavailable as i64;
+                if max_scaled_down <= 0 {
+                    return None;
+                }
+                let mut actions = Vec::new();
+                // cleanupUnhealthyReplicas: old ReplicaSets' unavailable pods first.
+                let mut cleaned = 0usize;
+                for i in self.old_sets() {
+                    if cleaned as i64 >= max_scaled_down {
+                        break;
+                    }
+                    let spec = self.rs_replicas[i];
+                    let available = self.available_in(i);
+                    if spec == 0 || spec <= available {
+                        continue;
+                    }
+                    let down = (max_scaled_down as usize - cleaned).min(spec - available);
+                    self.rs_replicas[i] = spec - down;
+                    cleaned += down;
+                    actions.push(format!(
+                        "scale old ReplicaSet {i} down to {} (unhealthy pods)",
+                        spec - down
+                    ));
+                }
+                // scaleDownOldReplicaSetsForRollingUpdate
+                let available: usize = (0..self.rs_replicas.len())
+                    .map(|i| self.available_in(i))
+                    .sum();
+                if available > min_available {
+                    let total = available - min_available;
+                    let mut done = 0;
+                    for i in self.old_sets() {
+                        if done >= total {
+                            break;
+                        }
+                        let spec = self.rs_replicas[i];
+                        if spec == 0 {
+                            continue;
+                        }
+                        let down = spec.min(total - done);
+                        self.rs_replicas[i] = spec - down;
+                        done += down;
+                        actions.push(format!("scale old ReplicaSet {i} down to {}", spec - down));
+                    }
+                }
+                (!actions.is_empty()).then(|| actions.join("; "))
+            }
+        }
+    }
+
+    /// The ReplicaSet controllers: create or delete pods to match `spec.replicas`.
+    fn sync_replica_sets(&mut self) -> Vec<String> {
+        let mut actions = Vec::new();
+        for rs in 0..self.rs_replicas.len() {
+            let live: Vec<usize> = self.live(rs).collect();
+            let want = self.rs_replicas[rs];
+            if live.len() < want {
+                for _ in live.len()..want {
+                    let mut pod = self.template.clone();
+                    pod.name = format!("{}-{}", self.base_name, self.created);
+                    pod.node_name = None;
+                    self.created += 1;
+                    actions.push(format!("create {}", pod.name));
+                    self.pods.push(SimPod {
+                        pod,
+                        rs,
+                        state: State::Pending {
+                            message: String::new(),
+                        },
+                    });
+                }
+            } else if live.len() > want {
+                let victims = self.pods_to_delete(&live, live.len() - want);
+                for index in victims {
+                    actions.push(format!("delete {}", self.pods[index].pod.name));
+                    self.delete(index);
+                }
+            }
+        }
+        actions
+    }
+
+    /// `ActivePodsWithRanks` order: unscheduled first, then not Ready, then (Ready) pods on
+    /// nodes holding more pods of the same ReplicaSet, then the most recently Ready, then newest.
+    fn pods_to_delete(&self, live: &[usize], count: usize) -> Vec<usize> {
+        let mut per_node: BTreeMap<usize, usize> = BTreeMap::new();
+        for &i in live {
+            if let State::Bound { node, .. } = self.pods[i].state {
+                *per_node.entry(node).or_insert(0) += 1;
+            }
+        }
+        let mut ranked: Vec<usize> = live.to_vec();
+        ranked.sort_by_key(|&i| {
+            let pod = &self.pods[i];
+            let (bound, ready, colocated, since) = match pod.state {
+                State::Bound {
+                    node, scheduled_at, ..
+                } => (
+                    1,
+                    u8::from(self.is_ready(pod)),
+                    per_node.get(&node).copied().unwrap_or(0),
+                    scheduled_at,
+                ),
+                _ => (0, 0, 0, 0),
+            };
+            (
+                bound,
+                ready,
+                core::cmp::Reverse(colocated),
+                core::cmp::Reverse(since),
+                core::cmp::Reverse(i),
+            )
+        });
+        ranked.truncate(count);
+        ranked
+    }
+
+    fn delete(&mut self, index: usize) {
+        let grace = self.spec.termination_grace_seconds;
+        let state = core::mem::replace(&mut self.pods[index].state, State::Gone);
+        self.pods[index].state = match state {
+            State::Bound { id, .. } if grace > 0 => {
+                self.snapshot.set_terminating(id);
+                State::Terminating {
+                    id,
+                    until: self.time + grace,
+                }
+            }
+            State::Bound { id, .. } => {
+                self.snapshot.remove(id);
+                self.changed_since_retry = true;
+                State::Gone
+            }
+            _ => State::Gone,
+        };
+    }
+
+    /// Schedules the Pending pods in queue order (creation order; one priority).
+    fn schedule(&mut self) -> Vec<String> {
+        let mut actions = Vec::new();
+        for index in 0..self.pods.len() {
+            let State::Pending { message } = &self.pods[index].state else {
+                continue;
+            };
+            if !message.is_empty() && !self.changed_since_retry {
+                continue;
+            }
+            let decision = scheduler::schedule_and_bind(
+                &mut self.snapshot,
+                &self.pods[index].pod,
+                &self.options,
+            );
+            match &decision.node {
+                Some(node) => {
+                    let node_index = self.snapshot.node_index[node];
+                    // A bind appends the pod to the snapshot's arena.
+                    let id = self.snapshot.pods.len() - 1;
+                    debug_assert!(
+                        self.snapshot.pods[id]
+                            .as_ref()
+                            .is_some_and(|p| p.pod.name == self.pods[index].pod.name)
+                    );
+                    actions.push(format!("schedule {} on {node}", self.pods[index].pod.name));
+                    self.pods[index].state = State::Bound {
+                        id,
+                        node: node_index,
+                        scheduled_at: self.time,
+                    };
+                }
+                None => {
+                    self.pods[index].state = State::Pending {
+                        message: decision.message.unwrap_or_default(),
+                    };
+                }
+            }
+        }
+        self.changed_since_retry = false;
+        actions
+    }
+
+    /// Ends the grace periods that are over.
+    fn expire(&mut self) -> Vec<String> {
+        let mut actions = Vec::new();
+        for pod in &mut self.pods {
+            if let State::Terminating { id, until } = pod.state
+                && until <= self.time
+            {
+                self.snapshot.remove(id);
+                pod.state = State::Gone;
+                self.changed_since_retry = true;
+                actions.push(format!("{} is gone", pod.pod.name));
+            }
+        }
+        actions
+    }
+
+    fn next_event(&self) -> Option<u64> {
+        self.pods
+            .iter()
+            .filter_map(|p| match p.state {
+                State::Bound { scheduled_at, .. } => {
+                    let ready = self.ready_at(scheduled_at);
+                    let available = ready + self.spec.min_ready_seconds;
+                    [ready, available].into_iter().find(|t| *t > self.time)
+                }
+                State::Terminating { until, .. } => (until > self.time).then_some(until),
+                _ => None,
+            })
+            .min()
+    }
+
+    fn counts(&self, new: bool) -> RevisionCounts {
+        let mut counts = RevisionCounts {
+            replicas: if new {
+                self.rs_replicas[0]
+            } else {
+                self.old_sets().map(|i| self.rs_replicas[i]).sum()
+            },
+            ..RevisionCounts::default()
+        };
+        for pod in self.pods.iter().filter(|p| (p.rs == 0) == new) {
+            match pod.state {
+                State::Pending { .. } => counts.pending += 1,
+                State::Bound { node, .. } => {
+                    counts.running += 1;
+                    if self.is_available(pod) {
+                        counts.available += 1;
+                    }
+                    let zone = zone_of(&self.snapshot.nodes[node].node);
+                    *counts.zones.entry(String::from(zone)).or_insert(0) += 1;
+                }
+                State::Terminating { .. } => counts.terminating += 1,
+                State::Gone => {}
+            }
+        }
+        counts
+    }
+
+    fn complete(&self) -> bool {
+        let new = self.counts(true);
+        let old = self.counts(false);
+        new.replicas == self.replicas
+            && new.available == self.replicas
+            && old.replicas == 0
+            && old.running + old.pending == 0
+    }
+}
+
+/// The template with `pod-template-hash` added to (or removed from) its hard spread constraints'
+/// `matchLabelKeys`, the selector merged as the API server does.
+pub fn with_template_hash_key(template: &Pod, present: bool) -> Pod {
+    let mut pod = template.clone();
+    let hash = template.labels.get(LABEL_POD_TEMPLATE_HASH).cloned();
+    for constraint in pod
+        .topology_spread_constraints
+        .iter_mut()
+        .filter(|c| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
+    {
+        let has = constraint
+            .match_label_keys
+            .iter()
+            .any(|k| k == LABEL_POD_TEMPLATE_HASH);
+        match (present, has, &hash) {
+            (true, false, Some(hash)) => {
+                constraint
+                    .match_label_keys
+                    .push(String::from(LABEL_POD_TEMPLATE_HASH));
+                constraint.selector = constraint
+                    .selector
+                    .and([Requirement::equals(LABEL_POD_TEMPLATE_HASH, hash.as_str())]);
+            }
+            (false, true, _) => {
+                constraint
+                    .match_label_keys
+                    .retain(|k| k != LABEL_POD_TEMPLATE_HASH);
+                if let Selector::Requirements(requirements) = &mut constraint.selector {
+                    requirements.retain(|r| r.key != LABEL_POD_TEMPLATE_HASH);
+                }
+            }
+            _ => {}
+        }
+    }
+    pod
+}
+
+fn has_hard_spread(pod: &Pod) -> bool {
+    pod.topology_spread_constraints
+        .iter()
+        .any(|c| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
+}
+
+fn uses_template_hash_key(pod: &Pod) -> bool {
+    pod.topology_spread_constraints
+        .iter()
+        .filter(|c| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
+        .all(|c| {
+            c.match_label_keys
+                .iter()
+                .any(|k| k == LABEL_POD_TEMPLATE_HASH)
+        })
+}
+
+/// Simulates one rollout of `template` over the old revision (`workload.running`, pod keys in
+/// `cluster`) to `workload.desired` replicas.
+pub fn simulate_rollout(
+    cluster: &Cluster,
+    workload: &Workload,
+    template: &Pod,
+    spec: &DeploymentSpec,
+    assumptions: &Assumptions,
+    options: &Options,
+) -> RolloutOutcome {
+    let (key, replicas, old) = (
+        workload.key.as_str(),
+        workload.desired,
+        workload.running.as_slice(),
+    );
+    let (snapshot, _) = Snapshot::new(cluster);
+    let by_key: BTreeMap<String, PodId> = snapshot
+        .pods
+        .iter()
+        .enumerate()
+        .filter_map(|(id, p)| p.as_ref().map(|p| (p.pod.key(), id)))
+        .collect();
+    // Old ReplicaSets: one per pod-template-hash, in order of first appearance.
+    let mut hashes: Vec<String> = Vec::new();
+    let mut pods = Vec::new();
+    for pod_key in old {
+        let Some(&id) = by_key.get(pod_key) else {
+            continue;
+        };
+        let info = snapshot.pod(id);
+        if info.pod.terminating {
+            continue;
+        }
+        let hash = info
+            .pod
+            .labels
+            .get(LABEL_POD_TEMPLATE_HASH)
+            .cloned()
+            .unwrap_or_default();
+        let rs = match hashes.iter().position(|h| *h == hash) {
+            Some(position) => position + 1,
+            None => {
+                hashes.push(hash);
+                hashes.len()
+            }
+        };
+        pods.push(SimPod {
+            pod: info.pod.clone(),
+            rs,
+            state: State::Bound {
+                id,
+                node: snapshot.pod_node[id],
+                // Running long before the rollout: Ready and available.
+                scheduled_at: 0,
+            },
+        });
+    }
+    let mut rs_replicas = alloc::vec![0usize; hashes.len() + 1];
+    for pod in &pods {
+        rs_replicas[pod.rs] += 1;
+    }
+    let name = key.rsplit('/').next().unwrap_or(key);
+    let base_name = match template.labels.get(LABEL_POD_TEMPLATE_HASH) {
+        Some(hash) => format!("{name}-{hash}"),
+        None => String::from(name),
+    };
+    let ready_offset = assumptions.ready_after_seconds + spec.min_ready_seconds;
+    let mut sim = Sim {
+        snapshot,
+        pods,
+        rs_replicas,
+        replicas,
+        spec,
+        assumptions,
+        options: Options {
+            detail: Detail::None,
+            ..options.clone()
+        },
+        template,
+        base_name,
+        created: 0,
+        // Old pods count as available from the start.
+        time: ready_offset,
+        changed_since_retry: true,
+    };
+    let start = sim.time;
+    let mut steps: Vec<Step> = Vec::new();
+    let mut last_progress = start;
+    let mut deadline_at = None;
+    let mut completed = false;
+    loop {
+        let mut actions = sim.expire();
+        for _ in 0..64 {
+            let mut round = Vec::new();
+            if let Some(action) = sim.sync_deployment() {
+                round.push(action);
+            }
+            round.extend(sim.sync_replica_sets());
+            round.extend(sim.schedule());
+            if round.is_empty() {
+                break;
+            }
+            actions.extend(round);
+        }
+        let new = sim.counts(true);
+        let old = sim.counts(false);
+        let progressed = steps.last().is_none_or(|last| {
+            new.replicas > last.new.replicas
+                || new.available > last.new.available
+                || new.running > last.new.running
+                || old.replicas < last.old.replicas
+        });
+        if progressed {
+            last_progress = sim.time;
+        } else if deadline_at.is_none() && sim.time - last_progress > spec.progress_deadline_seconds
+        {
+            deadline_at = Some(last_progress + spec.progress_deadline_seconds - start);
+        }
+        let pending = sim
+            .pods
+            .iter()
+            .filter_map(|p| match &p.state {
+                State::Pending { message } => Some((p.pod.name.clone(), message.clone())),
+                _ => None,
+            })
+            .collect();
+        let available = new.available + old.available;
+        if !actions.is_empty()
+            || steps.is_empty()
+            || available != steps.last().map_or(0, |s| s.available)
+        {
+            steps.push(Step {
+                step: steps.len(),
+                time: sim.time - start,
+                actions,
+                new,
+                old,
+                available,
+                pending,
+            });
+        }
+        if sim.complete() {
+            completed = true;
+            break;
+        }
+        if steps.len() >= assumptions.max_steps {
+            break;
+        }
+        match sim.next_event() {
+            Some(time) => sim.time = time,
+            None => break,
+        }
+    }
+    let stalled_at_step = (!completed).then(|| steps.len().saturating_sub(1));
+    let reason = if completed {
+        None
+    } else {
+        sim.pods
+            .iter()
+            .find_map(|p| match &p.state {
+                State::Pending { message } if p.rs == 0 => Some(message.clone()),
+                _ => None,
+            })
+            .or_else(|| Some(String::from("the simulation reached its step limit")))
+    };
+    if !completed && deadline_at.is_none() {
+        deadline_at = Some(last_progress + spec.progress_deadline_seconds - start);
+    }
+    let min_available = steps.iter().map(|s| s.available).min().unwrap_or(0);
+    let spread = spread_checks(&sim.snapshot, template);
+    RolloutOutcome {
+        strategy: spec.strategy,
+        resolved: spec.strategy.resolve(replicas as i32),
+        completed,
+        stalled_at_step,
+        reason,
+        min_available,
+        progress_deadline_exceeded_at: deadline_at,
+        steps,
+        spread,
+    }
+}
+
+/// The end state against the template's hard spread constraints, computed by
+/// PodTopologySpread's own PreFilter for one more pod of the new revision.
+fn spread_checks(snapshot: &Snapshot, template: &Pod) -> Vec<SpreadCheck> {
+    if !has_hard_spread(template) {
+        return Vec::new();
+    }
+    let profile = crate::framework::Profile::default_v1_35();
+    let (state, _) = run_pre_filter(&profile, snapshot, &PodInfo::new(template.clone()));
+    scheduler::spread_explanations(state.spread.as_ref())
+        .into_iter()
+        .map(|e| {
+            let max = e.domains.values().copied().max().unwrap_or(0);
+            let skew = max - e.global_minimum;
+            SpreadCheck {
+                topology_key: e.topology_key,
+                max_skew: e.max_skew,
+                domains: e.domains,
+                skew,
+                satisfied: skew <= i64::from(e.max_skew),
+            }
+        })
+        .collect()
+}
+
+/// The rollout of `workload` (its `running` pods are the current revision, its `template` the
+/// new one), the matchLabelKeys comparison, and when it stalls, verified alternatives: maxSurge 0
+/// with maxUnavailable 1, Recreate, and one more node (a copy of the zone's largest) per zone.
+pub fn rollout(
+    cluster: &Cluster,
+    workload: &Workload,
+    spec: &DeploymentSpec,
+    assumptions: &Assumptions,
+    options: &Options,
+) -> RolloutReport {
+    let run = |cluster: &Cluster, template: &Pod, spec: &DeploymentSpec| {
+        simulate_rollout(cluster, workload, template, spec, assumptions, options)
+    };
+    let outcome = run(cluster, &workload.template, spec);
+    let match_label_keys = has_hard_spread(&workload.template).then(|| {
+        let with = !uses_template_hash_key(&workload.template);
+        let template = with_template_hash_key(&workload.template, with);
+        (with, run(cluster, &template, spec))
+    });
+    let mut alternatives = Vec::new();
+    if !outcome.completed {
+        let surge_zero = DeploymentSpec {
+            strategy: Strategy::RollingUpdate {
+                max_surge: IntOrPercent::Int(0),
+                max_unavailable: IntOrPercent::Int(1),
+            },
+            ..spec.clone()
+        };
+        if surge_zero.strategy != spec.strategy {
+            alternatives.push(Alternative {
+                change: String::from("strategy RollingUpdate with maxSurge 0, maxUnavailable 1"),
+                outcome: run(cluster, &workload.template, &surge_zero),
+            });
+        }
+        if spec.strategy != Strategy::Recreate {
+            let recreate = DeploymentSpec {
+                strategy: Strategy::Recreate,
+                ..spec.clone()
+            };
+            alternatives.push(Alternative {
+                change: String::from("strategy Recreate"),
+                outcome: run(cluster, &workload.template, &recreate),
+            });
+        }
+        let mut zones: Vec<&str> = cluster.nodes.iter().map(zone_of).collect();
+        zones.sort_unstable();
+        zones.dedup();
+        for zone in zones {
+            let Some(largest) = largest_node(cluster, zone) else {
+                continue;
+            };
+            let mut bigger = cluster.clone();
+            let mut extra = largest.clone();
+            extra.name = format!("{}-temporary", largest.name);
+            if let Some(host) = extra.labels.get_mut(crate::model::LABEL_HOSTNAME) {
+                *host = extra.name.clone();
+            }
+            bigger.nodes.push(extra);
+            alternatives.push(Alternative {
+                change: format!(
+                    "one more node in zone {zone} like {} (temporary capacity)",
+                    largest.name
+                ),
+                outcome: run(&bigger, &workload.template, spec),
+            });
+        }
+    }
+    RolloutReport {
+        workload: workload.key.clone(),
+        replicas: workload.desired,
+        old_pods: workload.running.len(),
+        outcome,
+        match_label_keys,
+        alternatives,
+    }
+}
+
+/// The zone's schedulable node with the most allocatable GPUs, then cpu (first in node order).
+fn largest_node<'c>(cluster: &'c Cluster, zone: &str) -> Option<&'c Node> {
+    let amount = |node: &Node, resource: &str| node.allocatable.get(resource).copied().unwrap_or(0);
+    cluster
+        .nodes
+        .iter()
+        .filter(|n| zone_of(n) == zone && !n.unschedulable)
+        .rev()
+        .max_by_key(|n| (amount(n, "nvidia.com/gpu"), amount(n, "cpu")))
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::*;
+    use crate::framework::testing::{labels, node, pod};
+    use crate::model::{Container, TopologySpreadConstraint};
+
+    /// Upstream `TestResolveFenceposts` (pkg/controller/deployment/util/deployment_util_test.go),
+    /// the cases without parse errors (a nil value resolves as 0 there).
+    #[test]
+    fn fenceposts_resolve_as_upstream() {
+        let rolling = |surge, unavailable| Strategy::RollingUpdate {
+            max_surge: surge,
+            max_unavailable: unavailable,
+        };
+        use IntOrPercent::{Int, Percent};
+        assert_eq!(rolling(Percent(0), Percent(0)).resolve(0), (0, 1));
+        assert_eq!(rolling(Percent(39), Percent(39)).resolve(10), (4, 3));
+        assert_eq!(rolling(Int(0), Percent(39)).resolve(10), (0, 3));
+        assert_eq!(rolling(Percent(39), Int(0)).resolve(10), (4, 0));
+        assert_eq!(rolling(Int(0), Int(0)).resolve(10), (0, 1));
+        // The API defaults (25%/25%) on 3 replicas: surge rounds up, unavailable down.
+        assert_eq!(rolling(Percent(25), Percent(25)).resolve(3), (1, 0));
+    }
+
+    /// Three zones, one single-GPU node each, all busy with the old revision (three 1-GPU pods
+    /// with a hard zone spread). With the default 25%/25% (surge 1, unavailable 0) the surge pod
+    /// cannot be scheduled (Insufficient nvidia.com/gpu) and no old pod may go: the rollout
+    /// stalls at once, with every old replica still available. maxSurge 0 / maxUnavailable 1
+    /// replaces one pod at a time (each GPU is freed after the 30 s grace period) and completes
+    /// with 2 available at worst; Recreate completes with 0 available at worst; one more GPU
+    /// node in a zone lets the surge pod run first and completes with all 3 available.
+    #[test]
+    fn gpu_bound_rollout_stalls_and_alternatives_complete() {
+        let gpu = |name: &str, zone: &str| {
+            let mut n = node(
+                name,
+                &[
+                    ("topology.kubernetes.io/zone", zone),
+                    ("kubernetes.io/hostname", name),
+                ],
+            );
+            n.allocatable.insert("nvidia.com/gpu".into(), 1);
+            n
+        };
+        let spec_pod = |name: &str, hash: &str, on: Option<&str>| {
+            let mut p = pod(
+                name,
+                &[("app", "infer"), (LABEL_POD_TEMPLATE_HASH, hash)],
+                on,
+            );
+            let mut c = Container {
+                name: "c".into(),
+                ..Default::default()
+            };
+            c.requests.insert("nvidia.com/gpu".into(), 1);
+            c.requests.insert("cpu".into(), 500);
+            p.containers.push(c);
+            p.topology_spread_constraints
+                .push(TopologySpreadConstraint {
+                    max_skew: 1,
+                    topology_key: "topology.kubernetes.io/zone".into(),
+                    when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
+                    selector: Selector::from_set(&labels(&[("app", "infer")])),
+                    min_domains: None,
+                    node_affinity_policy: None,
+                    node_taints_policy: None,
+                    match_label_keys: vec![],
+                });
+            p
+        };
+        let cluster = Cluster {
+            nodes: vec![gpu("gpu-a", "a"), gpu("gpu-b", "b"), gpu("gpu-c", "c")],
+            pods: vec![
+                spec_pod("infer-old-0", "old", Some("gpu-a")),
+                spec_pod("infer-old-1", "old", Some("gpu-b")),
+                spec_pod("infer-old-2", "old", Some("gpu-c")),
+            ],
+            ..Cluster::default()
+        };
+        let workload = Workload {
+            key: "Deployment/default/infer".into(),
+            desired: 3,
+            running: vec![
+                "default/infer-old-0".into(),
+                "default/infer-old-1".into(),
+                "default/infer-old-2".into(),
+            ],
+            to_create: vec![],
+            template: spec_pod("", "new", None),
+        };
+        let spec = DeploymentSpec {
+            strategy: Strategy::RollingUpdate {
+                max_surge: IntOrPercent::Percent(25),
+                max_unavailable: IntOrPercent::Percent(25),
+            },
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let report = rollout(
+            &cluster,
+            &workload,
+            &spec,
+            &Assumptions::default(),
+            &Options::default(),
+        );
+        let outcome = &report.outcome;
+        assert!(!outcome.completed);
+        assert_eq!(outcome.stalled_at_step, Some(0));
+        assert_eq!(outcome.min_available, 3);
+        assert!(
+            outcome
+                .reason
+                .as_deref()
+                .unwrap()
+                .starts_with("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.")
+        );
+        assert_eq!(outcome.steps[0].new.replicas, 1);
+        assert_eq!(outcome.steps[0].new.pending, 1);
+        assert_eq!(outcome.progress_deadline_exceeded_at, Some(600));
+        let by_change = |prefix: &str| {
+            report
+                .alternatives
+                .iter()
+                .find(|a| a.change.starts_with(prefix))
+                .unwrap_or_else(|| panic!("no alternative {prefix}"))
+        };
+        let one_by_one = &by_change("strategy RollingUpdate with maxSurge 0").outcome;
+        assert!(one_by_one.completed);
+        assert_eq!(one_by_one.min_available, 2);
+        let last = one_by_one.steps.last().unwrap();
+        assert_eq!(last.new.running, 3);
+        assert_eq!(
+            last.new.zones.values().copied().collect::<Vec<_>>(),
+            vec![1, 1, 1]
+        );
+        assert!(one_by_one.spread.iter().all(|s| s.satisfied));
+        let recreate = &by_change("strategy Recreate").outcome;
+        assert!(recreate.completed);
+        assert_eq!(recreate.min_available, 0);
+        let more = &by_change("one more node in zone a").outcome;
+        assert!(more.completed, "{more:?}");
+        assert_eq!(more.min_available, 3);
+        // Without matchLabelKeys the old pods count toward the new revision's spread; the
+        // comparison run adds `pod-template-hash` to the hard constraint.
+        let (with, _) = report.match_label_keys.as_ref().unwrap();
+        assert!(*with);
+    }
+}
