@@ -102,6 +102,19 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
     },
+    /// Checks the workloads' placement rules, statically and against the cluster (rule IDs and
+    /// fixes: `spreadlab lint --rules`).
+    Lint {
+        /// Manifests and snapshots, as for `simulate`.
+        #[arg(required_unless_present = "rules")]
+        files: Vec<String>,
+        /// List the rules with their explanation and fix, and exit.
+        #[arg(long)]
+        rules: bool,
+        /// Output format.
+        #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Table)]
+        output: LintFormat,
+    },
     /// The real scheduler picks at random among equally scored nodes: places the workloads under
     /// many seeded tie-break sequences and reports how concentrated the replicas can end up.
     Risk {
@@ -142,6 +155,16 @@ fn parse_domain(text: &str) -> Result<spreadlab_engine::analysis::failure::Domai
         Some(("node", value)) if !value.is_empty() => Ok(Domain::Node(value.to_owned())),
         _ => Err(format!("`{text}`: expected zone=<value> or node=<name>")),
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LintFormat {
+    /// A readable list.
+    Table,
+    /// JSON (docs/json-schema.md).
+    Json,
+    /// SARIF 2.1.0, for code-scanning tools.
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -209,6 +232,11 @@ fn main() -> ExitCode {
             ready_after,
             output,
         } => rollout(&files, workload.as_deref(), ready_after, output),
+        Command::Lint {
+            files,
+            rules,
+            output,
+        } => lint(&files, rules, output),
         Command::Risk {
             files,
             runs,
@@ -388,6 +416,94 @@ fn rollout(files: &[String], only: Option<&str>, ready_after: u64, output: Forma
     }
     let stalled = views.iter().any(|v| !v.outcome.completed);
     ExitCode::from(if stalled { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+fn lint(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
+    use spreadlab_engine::analysis::lint::{self, RULES};
+    if list_rules {
+        for rule in RULES {
+            println!(
+                "{} ({})\n  {}\n  {}\n  fix: {}\n",
+                rule.id,
+                rule.severity.as_str(),
+                rule.title,
+                rule.explanation,
+                rule.fix
+            );
+        }
+        return ExitCode::from(EXIT_PLACED);
+    }
+    let sources = match read_sources(files) {
+        Ok(sources) => sources,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(EXIT_INPUT_ERROR);
+        }
+    };
+    // The API server's validation errors are findings here; the other objects are still checked.
+    let loaded = spreadlab_k8s::load(&sources, &LoadOptions::default());
+    for warning in &loaded.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let validation = lint::rule("kubernetes-validation").map_or("", |r| r.fix);
+    let mut views: Vec<analyses::FindingView> = loaded
+        .errors
+        .iter()
+        .map(|e| analyses::FindingView {
+            rule: "kubernetes-validation".into(),
+            severity: "error",
+            workload: e.object.clone(),
+            file: Some(e.file.clone()),
+            line: e.line,
+            column: e.column,
+            path: e.path.clone(),
+            message: e.message.clone(),
+            fix: validation,
+        })
+        .collect();
+    let workloads = analysis_workloads(&loaded);
+    let deployments: Vec<_> = loaded
+        .workloads
+        .iter()
+        .map(|w| w.deployment.clone())
+        .collect();
+    let findings = lint::lint(
+        &loaded.cluster,
+        &workloads,
+        &deployments,
+        &Options::default(),
+    );
+    for finding in findings {
+        let origin = loaded
+            .workloads
+            .iter()
+            .find(|w| w.key() == finding.workload)
+            .map(|w| w.origin.file.clone());
+        views.push(analyses::FindingView {
+            rule: finding.rule.into(),
+            severity: finding.severity.as_str(),
+            workload: Some(finding.workload),
+            file: origin,
+            line: None,
+            column: None,
+            path: finding.path,
+            message: finding.message,
+            fix: lint::rule(finding.rule).map_or("", |r| r.fix),
+        });
+    }
+    let printed = match output {
+        LintFormat::Table => {
+            print!("{}", analyses::render_lint(&views));
+            true
+        }
+        LintFormat::Json => emit(Format::Json, &views, String::new),
+        LintFormat::Sarif => emit(Format::Json, &analyses::sarif(&views), String::new),
+    };
+    if !printed {
+        return ExitCode::from(EXIT_INPUT_ERROR);
+    }
+    let errors = views.iter().any(|v| v.severity == "error");
+    ExitCode::from(if errors { EXIT_PENDING } else { EXIT_PLACED })
 }
 
 fn risk(files: &[String], runs: usize, output: Format) -> ExitCode {

@@ -585,3 +585,101 @@ fn rollout_rejects_invalid_strategy_values() {
         "{stderr}"
     );
 }
+
+/// `lint` on the seed scenario with too few nodes for required hostname anti-affinity: the
+/// error-level rule fires with the numbers (4 replicas, 3 nodes), so the exit code is 1; JSON
+/// and SARIF carry the same findings; `--rules` lists every rule.
+#[test]
+fn lint_formats_and_exit_codes() {
+    let dir = scenarios_root().join("anti-affinity-too-few-nodes");
+    let cluster = dir.join("cluster.yaml").display().to_string();
+    let workload = dir.join("workload.yaml").display().to_string();
+    let (code, table) = run(&["lint", &cluster, &workload]);
+    assert_eq!(code, EXIT_PENDING, "{table}");
+    assert!(
+        table.contains("error [anti-affinity-too-few-nodes] Deployment/default/cache"),
+        "{table}"
+    );
+    assert!(table.contains("4 replicas"), "{table}");
+    assert!(table.contains("fix: "), "{table}");
+    let (_, json) = run(&["lint", &cluster, &workload, "-o", "json"]);
+    let findings: Value = serde_json::from_str(&json).expect("json");
+    let rules: Vec<&str> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"anti-affinity-too-few-nodes"), "{rules:?}");
+    let (_, sarif) = run(&["lint", &cluster, &workload, "-o", "sarif"]);
+    let sarif: Value = serde_json::from_str(&sarif).expect("sarif json");
+    assert_eq!(sarif["version"], "2.1.0");
+    let run0 = &sarif["runs"][0];
+    assert_eq!(run0["tool"]["driver"]["name"], "spreadlab");
+    assert_eq!(
+        run0["results"].as_array().unwrap().len(),
+        rules.len(),
+        "one SARIF result per finding"
+    );
+    assert!(
+        run0["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("workload.yaml")
+    );
+    let (code, listing) = run(&["lint", "--rules"]);
+    assert_eq!(code, EXIT_PLACED);
+    assert!(
+        listing.contains("surge-needs-missing-gpu (error)"),
+        "{listing}"
+    );
+}
+
+/// The API server's validation rules become `kubernetes-validation` findings with the file and
+/// line; the rest of the input is still checked (minDomains with ScheduleAnyway, which the
+/// loader reads, is its own rule).
+#[test]
+fn lint_reports_validation_errors_as_findings() {
+    let text = std::fs::read_to_string(analyses_fixture("spread-three-zones.yaml")).unwrap();
+    let bad = text.replacen(
+        "whenUnsatisfiable: DoNotSchedule",
+        "whenUnsatisfiable: ScheduleAnyway\n        minDomains: 2",
+        1,
+    ) + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: broken, namespace: default}\nspec:\n  replicas: -1\n  selector: {matchLabels: {app: broken}}\n  template:\n    metadata: {labels: {app: broken}}\n    spec: {containers: [{name: c, image: x}]}\n";
+    let mut child = spreadlab()
+        .args(["lint", "-", "-o", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(bad.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(EXIT_PENDING));
+    let findings: Value = serde_json::from_slice(&output.stdout).expect("json");
+    let findings = findings.as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "min-domains-with-schedule-anyway"),
+        "{findings:?}"
+    );
+    let validation = findings
+        .iter()
+        .find(|f| f["rule"] == "kubernetes-validation")
+        .expect("validation finding");
+    assert_eq!(validation["file"], "-");
+    assert!(validation["line"].as_u64().is_some(), "{validation}");
+    assert!(
+        validation["path"]
+            .as_str()
+            .unwrap_or("")
+            .contains("replicas"),
+        "{validation}"
+    );
+}

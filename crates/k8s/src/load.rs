@@ -621,7 +621,7 @@ impl<'o> Loader<'o> {
                 kind,
                 namespace,
                 name,
-                admission::default_replicas(replicas),
+                checked_replicas(place, replicas)?,
                 selector,
                 pod,
                 spec,
@@ -663,7 +663,7 @@ impl<'o> Loader<'o> {
             WorkloadKind::Deployment,
             namespace,
             name,
-            admission::default_replicas(spec.replicas),
+            checked_replicas(place, spec.replicas)?,
             selector,
             template,
             pod_spec,
@@ -997,4 +997,16 @@ fn deployment_spec(place: &Place, spec: &apps::DeploymentSpec) -> Result<Deploym
                 .unwrap_or(30),
         )),
     })
+}
+
+/// `spec.replicas`, defaulted to 1 and validated as the API server does
+/// (`ValidateNonnegativeField`).
+fn checked_replicas(place: &Place, replicas: Option<i32>) -> Result<i32, Failure> {
+    match replicas {
+        Some(n) if n < 0 => Err(place.error(
+            Some("spec.replicas"),
+            format!("Invalid value: {n}: must be greater than or equal to 0"),
+        )),
+        other => Ok(admission::default_replicas(other)),
+    }
 }

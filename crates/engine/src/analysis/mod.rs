@@ -8,6 +8,7 @@
 
 pub mod capacity;
 pub mod failure;
+pub mod lint;
 pub mod rollout;
 pub mod tie_break;
 

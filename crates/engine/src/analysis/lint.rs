@@ -1,0 +1,1017 @@
+//! Lint: static and cluster-aware checks of the workloads' placement rules, each with a stable
+//! kebab-case rule ID, an explanation and a fix ([`RULES`]). Cluster-aware rules re-run the
+//! scheduler and the other analyses; none re-implements a scheduling rule.
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::failure::{self, FailureMode};
+use super::rollout::{self, Assumptions, DeploymentSpec, LABEL_POD_TEMPLATE_HASH, Strategy};
+use super::{Settled, Workload, settle};
+use crate::framework::{PluginName, PodInfo, Profile, Snapshot, run_filter, run_pre_filter};
+use crate::model::taint::find_untolerated_taint;
+use crate::model::{
+    Cluster, LABEL_HOSTNAME, Pod, PodAffinityTerm, Selector, TaintEffect, WhenUnsatisfiable,
+};
+use crate::scheduler::Options;
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The API server rejects it, or replicas stay Pending.
+    Error,
+    /// Likely not what was meant; placement or availability suffers.
+    Warning,
+    /// Worth knowing.
+    Note,
+}
+
+impl Severity {
+    /// `error`, `warning` or `note` (SARIF levels).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A lint rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable kebab-case ID.
+    pub id: &'static str,
+    /// Default severity.
+    pub severity: Severity,
+    /// One line.
+    pub title: &'static str,
+    /// One paragraph: why it matters.
+    pub explanation: &'static str,
+    /// How to fix it.
+    pub fix: &'static str,
+}
+
+/// Every rule, in report order.
+pub const RULES: &[Rule] = &[
+    Rule {
+        id: "kubernetes-validation",
+        severity: Severity::Error,
+        title: "The API server rejects this object",
+        explanation: "The object breaks one of the API server's validation rules for these fields; `kubectl apply` fails with this message and nothing is scheduled.",
+        fix: "Change the field as the message says.",
+    },
+    Rule {
+        id: "min-domains-with-schedule-anyway",
+        severity: Severity::Error,
+        title: "minDomains is only valid with whenUnsatisfiable: DoNotSchedule",
+        explanation: "The API server rejects a topology spread constraint that sets minDomains with whenUnsatisfiable: ScheduleAnyway (`can only use minDomains if whenUnsatisfiable=DoNotSchedule`): minDomains only changes how a hard constraint computes its global minimum.",
+        fix: "Remove minDomains, or make the constraint whenUnsatisfiable: DoNotSchedule.",
+    },
+    Rule {
+        id: "spread-without-selector",
+        severity: Severity::Warning,
+        title: "Topology spread constraint without labelSelector",
+        explanation: "Without a labelSelector the constraint counts no pods at all (a nil selector matches nothing), so every domain has 0 and the constraint never spreads anything.",
+        fix: "Set labelSelector to the workload's own pod labels (e.g. matchLabels: {app: <name>}).",
+    },
+    Rule {
+        id: "selector-misses-own-pods",
+        severity: Severity::Warning,
+        title: "Spread or anti-affinity selector does not select the workload's own pods",
+        explanation: "The scheduler counts only the pods the selector matches. A selector that does not match the workload's own pod labels does not spread its replicas: they may all land in one node or zone.",
+        fix: "Make the selector match the pod template's labels (or use matchLabelKeys).",
+    },
+    Rule {
+        id: "selector-too-generic",
+        severity: Severity::Warning,
+        title: "Selector also selects other workloads' pods",
+        explanation: "Pods of other workloads in the namespace match the selector and are counted as if they were replicas: they can skew the spread, block replicas (anti-affinity) or make the constraint look satisfied when it is not.",
+        fix: "Add a label unique to the workload (e.g. app.kubernetes.io/instance) to the selector, or use matchLabelKeys.",
+    },
+    Rule {
+        id: "min-domains-exceeds-domains",
+        severity: Severity::Warning,
+        title: "minDomains is larger than the eligible domains in the cluster",
+        explanation: "With fewer eligible domains than minDomains the global minimum is taken as 0, so each domain can hold at most maxSkew matching pods: further replicas stay Pending until more domains exist.",
+        fix: "Lower minDomains to the number of domains you have, or add nodes in more domains.",
+    },
+    Rule {
+        id: "topology-key-missing",
+        severity: Severity::Warning,
+        title: "Some eligible nodes lack the topology key",
+        explanation: "Nodes without the constraint's topologyKey are filtered out by a hard constraint (`missing required label`), so the workload cannot use them even though they match its node affinity.",
+        fix: "Label those nodes, or exclude them with node affinity.",
+    },
+    Rule {
+        id: "tainted-nodes-counted",
+        severity: Severity::Warning,
+        title: "Tainted or cordoned nodes count as empty domains",
+        explanation: "Under the default nodeTaintsPolicy: Ignore, a domain whose nodes all carry a taint the pod does not tolerate (or are cordoned) is still a domain with 0 matching pods: the global minimum stays 0 and can hold back replicas everywhere else.",
+        fix: "Set nodeTaintsPolicy: Honor on the constraint (or tolerate the taint).",
+    },
+    Rule {
+        id: "anti-affinity-too-few-nodes",
+        severity: Severity::Error,
+        title: "Required anti-affinity needs more topology domains than exist",
+        explanation: "Required anti-affinity against the workload's own pods allows one replica per domain of the topology key; with more replicas than eligible domains the rest stay Pending.",
+        fix: "Add nodes, lower replicas, or use preferred anti-affinity / a topology spread constraint.",
+    },
+    Rule {
+        id: "spread-and-anti-affinity-conflict",
+        severity: Severity::Error,
+        title: "Hard spread and required anti-affinity cannot both be satisfied",
+        explanation: "Replicas stay Pending because nodes are rejected by the topology spread constraint and the others by the required anti-affinity: together they leave no node.",
+        fix: "Relax one of them (ScheduleAnyway, preferred anti-affinity, a larger maxSkew) or add capacity in the domains the spread asks for.",
+    },
+    Rule {
+        id: "surge-needs-missing-gpu",
+        severity: Severity::Error,
+        title: "The rolling update's surge needs a GPU that does not exist",
+        explanation: "The Deployment creates surge pods before deleting old ones; when every GPU is busy the surge pod stays Pending, and with maxUnavailable 0 no old pod may go: the rollout stalls.",
+        fix: "Use maxSurge: 0 with maxUnavailable: 1 (or Recreate), or add a GPU node for the rollout.",
+    },
+    Rule {
+        id: "missing-pod-template-hash-key",
+        severity: Severity::Warning,
+        title: "Hard constraints without matchLabelKeys: [pod-template-hash]",
+        explanation: "During a rollout, old pods match the selector too and count toward the new revision's spread and anti-affinity: the new pods can be skewed or blocked by pods that are about to go.",
+        fix: "Add matchLabelKeys: [pod-template-hash] to the topology spread constraint (or anti-affinity term).",
+    },
+    Rule {
+        id: "zone-loss-not-survived",
+        severity: Severity::Warning,
+        title: "Replicas do not survive the loss of the largest zone",
+        explanation: "When the zone holding the most replicas fails, the replacements cannot all be placed in the other zones (capacity, spread or affinity): the workload runs below its desired replicas until the zone returns.",
+        fix: "Keep spare capacity in every zone, spread with maxSkew 1 over more zones, or relax the rules that block replacements.",
+    },
+    Rule {
+        id: "pdb-violated",
+        severity: Severity::Warning,
+        title: "A single zone failure or the rollout violates a PodDisruptionBudget",
+        explanation: "The budget allows fewer disruptions than a zone drain evicts, or the rollout takes more replicas down than the budget allows (rollouts do not consult budgets).",
+        fix: "Spread the replicas so that no zone holds more than the budget allows, or lower the rollout's maxUnavailable.",
+    },
+    Rule {
+        id: "mixed-gpu-models",
+        severity: Severity::Warning,
+        title: "Eligible GPU nodes have different GPU models",
+        explanation: "The pod requests GPUs but selects no GPU model, and the nodes it may land on carry different `nvidia.com/gpu.product` values: replicas end up on different hardware with different speed and memory.",
+        fix: "Add a nodeSelector (or node affinity) on nvidia.com/gpu.product.",
+    },
+];
+
+/// The rule with that ID.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// Rule ID.
+    pub rule: &'static str,
+    /// Severity.
+    pub severity: Severity,
+    /// `Kind/namespace/name`.
+    pub workload: String,
+    /// Field path in the workload's manifest, when one field is at fault.
+    pub path: Option<String>,
+    /// What is wrong, with numbers.
+    pub message: String,
+}
+
+/// The GPU resource name.
+const GPU: &str = "nvidia.com/gpu";
+/// The GPU model label of NVIDIA's GPU feature discovery.
+const GPU_PRODUCT: &str = "nvidia.com/gpu.product";
+
+/// Whether any container of the pod requests (or limits) `resource`.
+fn requests(pod: &Pod, resource: &str) -> bool {
+    pod.init_containers
+        .iter()
+        .chain(&pod.containers)
+        .any(|c| c.requests.contains_key(resource) || c.limits.contains_key(resource))
+}
+
+/// Where a workload's pod spec sits in its manifest.
+fn spec_path(workload: &Workload) -> &'static str {
+    if workload.key.starts_with("Pod/") {
+        "spec"
+    } else {
+        "spec.template.spec"
+    }
+}
+
+/// Checks every workload. `deployments[i]` is workload `i`'s Deployment spec, if it is one.
+pub fn lint(
+    cluster: &Cluster,
+    workloads: &[Workload],
+    deployments: &[Option<DeploymentSpec>],
+    options: &Options,
+) -> Vec<Finding> {
+    let settled = settle(cluster, workloads, options);
+    let (snapshot, _) = Snapshot::new(&settled.cluster);
+    let mut findings = Vec::new();
+    for (index, workload) in workloads.iter().enumerate() {
+        let mut out = Checker {
+            workload,
+            index,
+            cluster,
+            settled: &settled,
+            snapshot: &snapshot,
+            findings: Vec::new(),
+        };
+        out.static_rules(workloads);
+        out.cluster_rules(options);
+        let deployment = deployments.get(index).and_then(Option::as_ref);
+        out.rollout_rules(deployment, options);
+        findings.extend(out.findings);
+    }
+    findings.sort_by_key(|f| {
+        (
+            workloads.iter().position(|w| w.key == f.workload),
+            RULES.iter().position(|r| r.id == f.rule),
+        )
+    });
+    findings
+}
+
+struct Checker<'a> {
+    workload: &'a Workload,
+    index: usize,
+    cluster: &'a Cluster,
+    settled: &'a Settled,
+    snapshot: &'a Snapshot,
+    findings: Vec<Finding>,
+}
+
+impl Checker<'_> {
+    fn push(&mut self, id: &'static str, path: Option<String>, message: String) {
+        let severity = rule(id).map_or(Severity::Warning, |r| r.severity);
+        self.findings.push(Finding {
+            rule: id,
+            severity,
+            workload: self.workload.key.clone(),
+            path,
+            message,
+        });
+    }
+
+    fn template(&self) -> &Pod {
+        &self.workload.template
+    }
+
+    /// Selectors (path, selector, namespace-wide) the workload counts its replicas with.
+    fn selectors(&self) -> Vec<(String, Selector)> {
+        let base = spec_path(self.workload);
+        let pod = self.template();
+        let mut out = Vec::new();
+        for (i, c) in pod.topology_spread_constraints.iter().enumerate() {
+            out.push((
+                format!("{base}.topologySpreadConstraints[{i}].labelSelector"),
+                c.selector.clone(),
+            ));
+        }
+        if let Some(anti) = &pod.affinity.pod_anti_affinity {
+            for (i, term) in anti.required.iter().enumerate() {
+                out.push((
+                    format!("{base}.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[{i}].labelSelector"),
+                    term.selector.clone(),
+                ));
+            }
+            for (i, weighted) in anti.preferred.iter().enumerate() {
+                out.push((
+                    format!("{base}.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[{i}].podAffinityTerm.labelSelector"),
+                    weighted.term.selector.clone(),
+                ));
+            }
+        }
+        out
+    }
+
+    fn static_rules(&mut self, workloads: &[Workload]) {
+        let base = spec_path(self.workload);
+        let pod = self.template().clone();
+        for (i, c) in pod.topology_spread_constraints.iter().enumerate() {
+            let path = format!("{base}.topologySpreadConstraints[{i}]");
+            if let Some(min) = c.min_domains
+                && c.when_unsatisfiable == WhenUnsatisfiable::ScheduleAnyway
+            {
+                self.push(
+                    "min-domains-with-schedule-anyway",
+                    Some(format!("{path}.minDomains")),
+                    format!("Invalid value: {min}: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"),
+                );
+            }
+            if c.selector == Selector::Nothing {
+                self.push(
+                    "spread-without-selector",
+                    Some(format!("{path}.labelSelector")),
+                    format!("the constraint on {} counts no pods", c.topology_key),
+                );
+            }
+        }
+        let own = &pod.labels;
+        let members: BTreeSet<&str> = self.settled.members[self.index]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        for (path, selector) in self.selectors() {
+            if selector == Selector::Nothing {
+                continue;
+            }
+            if !selector.matches(own) {
+                if path.contains("topologySpreadConstraints") {
+                    self.push(
+                        "selector-misses-own-pods",
+                        Some(path.clone()),
+                        format!("`{selector}` does not match the pod template's labels"),
+                    );
+                } else {
+                    // Anti-affinity to other workloads is a common, deliberate pattern: a note.
+                    self.push(
+                        "selector-misses-own-pods",
+                        Some(path.clone()),
+                        format!("`{selector}` does not match the pod template's labels: this term keeps the replicas away from those pods but does not spread them"),
+                    );
+                    if let Some(last) = self.findings.last_mut() {
+                        last.severity = Severity::Note;
+                    }
+                }
+                continue;
+            }
+            let others: BTreeSet<String> = workloads
+                .iter()
+                .filter(|w| w.key != self.workload.key && w.template.namespace == pod.namespace)
+                .filter(|w| selector.matches(&w.template.labels))
+                .map(|w| w.key.clone())
+                .chain(
+                    self.settled
+                        .cluster
+                        .pods
+                        .iter()
+                        .filter(|p| {
+                            p.namespace == pod.namespace
+                                && !p.terminating
+                                && selector.matches(&p.labels)
+                                && !members.contains(p.key().as_str())
+                                && !self.workload.running.contains(&p.key())
+                        })
+                        .map(|p| format!("Pod/{}", p.key())),
+                )
+                .collect();
+            if !others.is_empty() {
+                let listed: Vec<&str> = others.iter().take(5).map(String::as_str).collect();
+                self.push(
+                    "selector-too-generic",
+                    Some(path),
+                    format!(
+                        "`{selector}` also selects {} other pod(s) or workload(s): {}{}",
+                        others.len(),
+                        listed.join(", "),
+                        if others.len() > 5 { ", ..." } else { "" }
+                    ),
+                );
+            }
+        }
+        if requests(&pod, GPU) {
+            self.mixed_gpu_models();
+        }
+    }
+
+    /// Nodes where the template passes the node-local placement filters (cordons, taints, node
+    /// affinity), by snapshot index.
+    fn eligible_nodes(&self) -> Vec<usize> {
+        let mut profile = Profile::default_v1_35();
+        profile.filters.retain(|p| {
+            matches!(
+                p,
+                PluginName::NodeUnschedulable
+                    | PluginName::NodeName
+                    | PluginName::TaintToleration
+                    | PluginName::NodeAffinity
+            )
+        });
+        let info = PodInfo::new(self.template().clone());
+        let (state, pre) = run_pre_filter(&profile, self.snapshot, &info);
+        if !pre.status.is_success() {
+            return Vec::new();
+        }
+        (0..self.snapshot.num_nodes())
+            .filter(|&n| run_filter(&profile, &state, self.snapshot, &info, n).is_success())
+            .collect()
+    }
+
+    fn mixed_gpu_models(&mut self) {
+        let pod = self.template();
+        let selects_model = pod.node_selector.contains_key(GPU_PRODUCT)
+            || pod.affinity.node_affinity.as_ref().is_some_and(|a| {
+                a.required
+                    .iter()
+                    .flatten()
+                    .chain(a.preferred.iter().map(|p| &p.preference))
+                    .flat_map(|term| &term.match_expressions)
+                    .any(|r| r.key == GPU_PRODUCT)
+            });
+        if selects_model {
+            return;
+        }
+        let models: BTreeSet<String> = self
+            .eligible_nodes()
+            .into_iter()
+            .map(|n| &self.snapshot.nodes[n].node)
+            .filter(|node| node.allocatable.get(GPU).is_some_and(|g| *g > 0))
+            .map(|node| {
+                node.labels
+                    .get(GPU_PRODUCT)
+                    .cloned()
+                    .unwrap_or_else(|| String::from("(unlabelled)"))
+            })
+            .collect();
+        if models.len() > 1 {
+            let base = spec_path(self.workload);
+            self.push(
+                "mixed-gpu-models",
+                Some(format!("{base}.nodeSelector")),
+                format!(
+                    "eligible GPU nodes carry {} models: {}",
+                    models.len(),
+                    models.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            );
+        }
+    }
+
+    fn cluster_rules(&mut self, options: &Options) {
+        let base = spec_path(self.workload);
+        let pod = self.template().clone();
+        let eligible = self.eligible_nodes();
+        let info = PodInfo::new(pod.clone());
+        let (state, _) = run_pre_filter(&Profile::default_v1_35(), self.snapshot, &info);
+        let explanations = crate::scheduler::spread_explanations(state.spread.as_ref());
+        let hard: Vec<(usize, &crate::model::TopologySpreadConstraint)> = pod
+            .topology_spread_constraints
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule)
+            .collect();
+        for (position, (i, c)) in hard.iter().enumerate() {
+            let path = format!("{base}.topologySpreadConstraints[{i}]");
+            if let (Some(min), Some(e)) = (c.min_domains, explanations.get(position))
+                && (e.domains.len() as i64) < i64::from(min)
+            {
+                self.push(
+                    "min-domains-exceeds-domains",
+                    Some(format!("{path}.minDomains")),
+                    format!(
+                        "minDomains {min} but {} eligible domain(s) of {}: the global minimum is 0, at most {} matching pod(s) per domain",
+                        e.domains.len(),
+                        c.topology_key,
+                        c.max_skew
+                    ),
+                );
+            }
+            let missing: Vec<&str> = eligible
+                .iter()
+                .map(|&n| &self.snapshot.nodes[n].node)
+                .filter(|node| !node.labels.contains_key(&c.topology_key))
+                .map(|node| node.name.as_str())
+                .collect();
+            if !missing.is_empty() {
+                self.push(
+                    "topology-key-missing",
+                    Some(format!("{path}.topologyKey")),
+                    format!(
+                        "{} eligible node(s) lack {}: {}",
+                        missing.len(),
+                        c.topology_key,
+                        missing
+                            .iter()
+                            .take(5)
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+            let honors_taints =
+                c.node_taints_policy == Some(crate::model::NodeInclusionPolicy::Honor);
+            if !honors_taints {
+                let mut domains: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+                for node in &self.cluster.nodes {
+                    let Some(value) = node.labels.get(&c.topology_key) else {
+                        continue;
+                    };
+                    let blocked = node.unschedulable
+                        || find_untolerated_taint(&node.taints, &pod.tolerations, |t| {
+                            matches!(t.effect, TaintEffect::NoSchedule | TaintEffect::NoExecute)
+                        })
+                        .is_some();
+                    let entry = domains.entry(value.as_str()).or_insert((0, 0));
+                    entry.0 += 1;
+                    entry.1 += usize::from(blocked);
+                }
+                let empty: Vec<&str> = domains
+                    .iter()
+                    .filter(|(_, (all, blocked))| all == blocked)
+                    .map(|(d, _)| *d)
+                    .collect();
+                if !empty.is_empty() {
+                    self.push(
+                        "tainted-nodes-counted",
+                        Some(format!("{path}.nodeTaintsPolicy")),
+                        format!(
+                            "{} domain(s) of {} have only tainted or cordoned nodes and count as empty: {}",
+                            empty.len(),
+                            c.topology_key,
+                            empty.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(anti) = &pod.affinity.pod_anti_affinity {
+            for (i, term) in anti.required.iter().enumerate() {
+                self.anti_affinity_capacity(i, term, &eligible);
+            }
+        }
+        self.conflicts();
+        self.zone_loss(options);
+    }
+
+    fn anti_affinity_capacity(&mut self, i: usize, term: &PodAffinityTerm, eligible: &[usize]) {
+        if !term.selector.matches(&self.template().labels) {
+            return;
+        }
+        let domains: BTreeSet<&str> = eligible
+            .iter()
+            .filter_map(|&n| self.snapshot.nodes[n].node.labels.get(&term.topology_key))
+            .map(String::as_str)
+            .collect();
+        if self.workload.desired > domains.len() {
+            let base = spec_path(self.workload);
+            let what = if term.topology_key == LABEL_HOSTNAME {
+                "eligible nodes"
+            } else {
+                "eligible domains"
+            };
+            self.push(
+                "anti-affinity-too-few-nodes",
+                Some(format!("{base}.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[{i}].topologyKey")),
+                format!(
+                    "{} replicas, one per {} value, but {} {what}: {} stay Pending",
+                    self.workload.desired,
+                    term.topology_key,
+                    domains.len(),
+                    self.workload.desired - domains.len()
+                ),
+            );
+        }
+    }
+
+    fn conflicts(&mut self) {
+        for (pod, decision) in &self.settled.pending[self.index] {
+            let Some(explanation) = &decision.explanation else {
+                continue;
+            };
+            let plugins: BTreeSet<PluginName> = explanation
+                .nodes
+                .iter()
+                .filter(|v| !v.filter.is_success())
+                .filter_map(|v| v.filter.plugin)
+                .collect();
+            if plugins.contains(&PluginName::PodTopologySpread)
+                && plugins.contains(&PluginName::InterPodAffinity)
+            {
+                let message = decision.message.clone().unwrap_or_default();
+                self.push(
+                    "spread-and-anti-affinity-conflict",
+                    None,
+                    format!("{} stays Pending: {message}", pod.name),
+                );
+                return;
+            }
+        }
+    }
+
+    fn zone_loss(&mut self, options: &Options) {
+        let zones = super::per_zone(&self.settled.cluster, &self.settled.members[self.index]);
+        let Some((largest, held)) = zones
+            .iter()
+            .max_by_key(|(z, n)| (**n, core::cmp::Reverse(*z)))
+        else {
+            return;
+        };
+        // This workload alone is followed; the others stay where they are.
+        let single = Settled {
+            cluster: self.settled.cluster.clone(),
+            members: alloc::vec![self.settled.members[self.index].clone()],
+            pending: alloc::vec![self.settled.pending[self.index].clone()],
+        };
+        let report = failure::fail(
+            &single,
+            core::slice::from_ref(self.workload),
+            &failure::Domain::Zone(largest.clone()),
+            FailureMode::Removed,
+            options,
+        );
+        let impact = &report.workloads[0];
+        if impact.running_after < self.workload.desired {
+            self.push(
+                "zone-loss-not-survived",
+                None,
+                format!(
+                    "losing zone {largest} ({held} replica(s)) leaves {} of {} running after rescheduling",
+                    impact.running_after, self.workload.desired
+                ),
+            );
+        }
+        for pdb in report.pdbs.iter().filter(|p| p.violated) {
+            self.push(
+                "pdb-violated",
+                None,
+                format!(
+                    "draining zone {largest} evicts {} pod(s) matched by PodDisruptionBudget {}, which allows {}",
+                    pdb.evicted, pdb.pdb, pdb.disruptions_allowed
+                ),
+            );
+        }
+    }
+
+    fn rollout_rules(&mut self, deployment: Option<&DeploymentSpec>, options: &Options) {
+        let Some(spec) = deployment else {
+            return;
+        };
+        let pod = self.template().clone();
+        let base = spec_path(self.workload);
+        for (i, c) in pod.topology_spread_constraints.iter().enumerate() {
+            if c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
+                && !c
+                    .match_label_keys
+                    .iter()
+                    .any(|k| k == LABEL_POD_TEMPLATE_HASH)
+            {
+                self.push(
+                    "missing-pod-template-hash-key",
+                    Some(format!(
+                        "{base}.topologySpreadConstraints[{i}].matchLabelKeys"
+                    )),
+                    format!(
+                        "old pods count toward the new revision's spread on {} during a rollout",
+                        c.topology_key
+                    ),
+                );
+            }
+        }
+        if let Some(anti) = &pod.affinity.pod_anti_affinity {
+            for (i, term) in anti.required.iter().enumerate() {
+                if term.selector.matches(&pod.labels)
+                    && !term
+                        .match_label_keys
+                        .iter()
+                        .any(|k| k == LABEL_POD_TEMPLATE_HASH)
+                {
+                    self.push(
+                        "missing-pod-template-hash-key",
+                        Some(format!("{base}.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[{i}].matchLabelKeys")),
+                        format!(
+                            "old pods repel the new revision on {} during a rollout",
+                            term.topology_key
+                        ),
+                    );
+                }
+            }
+        }
+        if self.workload.running.is_empty() {
+            return;
+        }
+        let mut current = self.workload.clone();
+        current.running = self.settled.members[self.index].clone();
+        let outcome = rollout::simulate_rollout(
+            &self.settled.cluster,
+            &current,
+            &pod,
+            spec,
+            &Assumptions::default(),
+            options,
+        );
+        let surge = matches!(spec.strategy, Strategy::RollingUpdate { .. })
+            && spec.strategy.resolve(self.workload.desired as i32).0 > 0;
+        if !outcome.completed
+            && surge
+            && requests(&pod, GPU)
+            && outcome
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.contains(&format!("Insufficient {GPU}")))
+        {
+            self.push(
+                "surge-needs-missing-gpu",
+                Some(String::from("spec.strategy.rollingUpdate.maxSurge")),
+                format!(
+                    "the rollout stalls at step {}: {}",
+                    outcome.stalled_at_step.unwrap_or(0),
+                    outcome.reason.clone().unwrap_or_default()
+                ),
+            );
+        }
+        let healthy = self.settled.members[self.index].len();
+        for pdb in &self.cluster.pdbs {
+            if pdb.namespace != pod.namespace
+                || pdb.selector.is_empty()
+                || !pdb.selector.matches(&pod.labels)
+            {
+                continue;
+            }
+            let floor = healthy as i64 - i64::from(pdb.disruptions_allowed);
+            if (outcome.min_available as i64) < floor {
+                self.push(
+                    "pdb-violated",
+                    Some(String::from("spec.strategy.rollingUpdate.maxUnavailable")),
+                    format!(
+                        "the rollout goes down to {} available; PodDisruptionBudget {}/{} allows {} disruption(s) of {healthy}",
+                        outcome.min_available, pdb.namespace, pdb.name, pdb.disruptions_allowed
+                    ),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use super::*;
+    use crate::analysis::rollout::IntOrPercent;
+    use crate::framework::testing::{labels, node, pod};
+    use crate::model::{
+        Container, NodeInclusionPolicy, PodAffinity, PodDisruptionBudget, Requirement, Taint,
+        TopologySpreadConstraint,
+    };
+
+    const ZONE: &str = "topology.kubernetes.io/zone";
+
+    fn zone_node(name: &str, zone: &str) -> crate::model::Node {
+        node(name, &[(ZONE, zone), (LABEL_HOSTNAME, name)])
+    }
+
+    fn template(app: &str, cpu: i64) -> Pod {
+        let mut p = pod("", &[("app", app), (LABEL_POD_TEMPLATE_HASH, "h1")], None);
+        let mut c = Container {
+            name: "c".into(),
+            ..Default::default()
+        };
+        c.requests.insert("cpu".into(), cpu);
+        p.containers.push(c);
+        p
+    }
+
+    fn spread(selector: Selector) -> TopologySpreadConstraint {
+        TopologySpreadConstraint {
+            max_skew: 1,
+            topology_key: ZONE.into(),
+            when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
+            selector,
+            min_domains: None,
+            node_affinity_policy: None,
+            node_taints_policy: None,
+            match_label_keys: vec![LABEL_POD_TEMPLATE_HASH.into()],
+        }
+    }
+
+    fn app(app: &str) -> Selector {
+        Selector::from_set(&labels(&[("app", app)]))
+    }
+
+    fn workload(name: &str, template: Pod, replicas: usize) -> Workload {
+        let to_create = (0..replicas)
+            .map(|i| {
+                let mut p = template.clone();
+                p.name = format!("{name}-{i}");
+                p
+            })
+            .collect();
+        Workload {
+            key: format!("Deployment/default/{name}"),
+            desired: replicas,
+            running: vec![],
+            to_create,
+            template,
+        }
+    }
+
+    fn three_zones() -> Cluster {
+        Cluster {
+            nodes: vec![
+                zone_node("a", "z1"),
+                zone_node("b", "z2"),
+                zone_node("c", "z3"),
+            ],
+            ..Cluster::default()
+        }
+    }
+
+    fn rules_of(cluster: &Cluster, workloads: &[Workload]) -> Vec<&'static str> {
+        let deployments = vec![None; workloads.len()];
+        lint(cluster, workloads, &deployments, &Options::default())
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    #[test]
+    fn every_rule_has_an_explanation_and_a_fix() {
+        let mut ids = BTreeSet::new();
+        for r in RULES {
+            assert!(ids.insert(r.id), "duplicate {}", r.id);
+            assert!(r.id.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+            assert!(!r.explanation.is_empty() && !r.fix.is_empty());
+        }
+    }
+
+    /// A well-formed zone spread over three zones with room to spare: nothing to say.
+    #[test]
+    fn clean_workload_has_no_findings() {
+        let mut t = template("web", 100);
+        t.topology_spread_constraints.push(spread(app("web")));
+        assert!(rules_of(&three_zones(), &[workload("web", t, 3)]).is_empty());
+    }
+
+    #[test]
+    fn selector_rules() {
+        let mut t = template("web", 100);
+        t.topology_spread_constraints.push(spread(app("api")));
+        let mut nil = spread(Selector::Nothing);
+        nil.topology_key = LABEL_HOSTNAME.into();
+        t.topology_spread_constraints.push(nil);
+        let mut minimal = spread(app("web"));
+        minimal.when_unsatisfiable = WhenUnsatisfiable::ScheduleAnyway;
+        minimal.min_domains = Some(2);
+        t.topology_spread_constraints.push(minimal);
+        let found = rules_of(&three_zones(), &[workload("web", t, 3)]);
+        assert!(found.contains(&"selector-misses-own-pods"), "{found:?}");
+        assert!(found.contains(&"spread-without-selector"), "{found:?}");
+        assert!(
+            found.contains(&"min-domains-with-schedule-anyway"),
+            "{found:?}"
+        );
+
+        // `tier=front` selects both web and api.
+        let front = |name: &str| {
+            let mut t = template(name, 100);
+            t.labels.insert("tier".into(), "front".into());
+            t.topology_spread_constraints
+                .push(spread(Selector::from_set(&labels(&[("tier", "front")]))));
+            t
+        };
+        let found = rules_of(
+            &three_zones(),
+            &[
+                workload("web", front("web"), 1),
+                workload("api", front("api"), 1),
+            ],
+        );
+        assert!(found.contains(&"selector-too-generic"), "{found:?}");
+    }
+
+    #[test]
+    fn domain_rules() {
+        let mut cluster = three_zones();
+        // A fourth node without a zone label, and zone z3 only tainted.
+        cluster
+            .nodes
+            .push(node("bare", &[(LABEL_HOSTNAME, "bare")]));
+        cluster.nodes[2].taints.push(Taint {
+            key: "dedicated".into(),
+            value: "gpu".into(),
+            effect: TaintEffect::NoSchedule,
+        });
+        let mut t = template("web", 100);
+        let mut c = spread(app("web"));
+        c.min_domains = Some(5);
+        t.topology_spread_constraints.push(c);
+        let found = rules_of(&cluster, &[workload("web", t.clone(), 2)]);
+        assert!(found.contains(&"min-domains-exceeds-domains"), "{found:?}");
+        assert!(found.contains(&"topology-key-missing"), "{found:?}");
+        assert!(found.contains(&"tainted-nodes-counted"), "{found:?}");
+        t.topology_spread_constraints[0].node_taints_policy = Some(NodeInclusionPolicy::Honor);
+        let found = rules_of(&cluster, &[workload("web", t, 2)]);
+        assert!(!found.contains(&"tainted-nodes-counted"), "{found:?}");
+    }
+
+    /// Four replicas with required hostname anti-affinity on three nodes: one stays Pending.
+    /// With a zone spread of maxSkew 1 too and two nodes in one zone, the fourth replica is
+    /// rejected by both plugins.
+    #[test]
+    fn anti_affinity_rules() {
+        let anti = |t: &mut Pod| {
+            t.affinity.pod_anti_affinity = Some(PodAffinity {
+                required: vec![PodAffinityTerm {
+                    selector: Selector::Requirements(vec![Requirement::equals("app", "web")]),
+                    topology_key: LABEL_HOSTNAME.into(),
+                    namespaces: vec![],
+                    namespace_selector: None,
+                    match_label_keys: vec![],
+                    mismatch_label_keys: vec![],
+                    parse_error: None,
+                }],
+                preferred: vec![],
+            });
+        };
+        let mut t = template("web", 100);
+        anti(&mut t);
+        let found = rules_of(&three_zones(), &[workload("web", t, 4)]);
+        assert!(found.contains(&"anti-affinity-too-few-nodes"), "{found:?}");
+
+        let mut cluster = three_zones();
+        cluster.nodes.push(zone_node("a2", "z1"));
+        let mut t = template("web", 100);
+        anti(&mut t);
+        t.topology_spread_constraints.push(spread(app("web")));
+        let found = rules_of(&cluster, &[workload("web", t, 5)]);
+        assert!(
+            found.contains(&"spread-and-anti-affinity-conflict"),
+            "{found:?}"
+        );
+    }
+
+    /// Two 3-cpu replicas on three 4-cpu nodes in two zones: zone z1 (two nodes) holds one
+    /// replica, z2 the other... losing the zone with the most replicas leaves no room for its
+    /// replica when the other nodes are full; a PDB allowing 0 disruptions is violated.
+    #[test]
+    fn zone_loss_and_pdb() {
+        let cluster = Cluster {
+            nodes: vec![zone_node("a", "z1"), zone_node("b", "z2")],
+            pdbs: vec![PodDisruptionBudget {
+                namespace: "default".into(),
+                name: "web".into(),
+                selector: app("web"),
+                disruptions_allowed: 0,
+            }],
+            ..Cluster::default()
+        };
+        let found = rules_of(&cluster, &[workload("web", template("web", 3000), 2)]);
+        assert!(found.contains(&"zone-loss-not-survived"), "{found:?}");
+        assert!(found.contains(&"pdb-violated"), "{found:?}");
+    }
+
+    #[test]
+    fn gpu_rules() {
+        let gpu_node = |name: &str, zone: &str, model: &str| {
+            let mut n = zone_node(name, zone);
+            n.allocatable.insert(GPU.into(), 1);
+            n.labels.insert(GPU_PRODUCT.into(), model.into());
+            n
+        };
+        let cluster = Cluster {
+            nodes: vec![gpu_node("g1", "z1", "A100"), gpu_node("g2", "z2", "H100")],
+            ..Cluster::default()
+        };
+        let mut t = template("infer", 100);
+        t.containers[0].requests.insert(GPU.into(), 1);
+        let mut t_spread = t.clone();
+        let mut c = spread(app("infer"));
+        c.match_label_keys.clear();
+        t_spread.topology_spread_constraints.push(c);
+        // The current revision runs on both GPUs.
+        let mut old = t_spread.clone();
+        old.labels
+            .insert(LABEL_POD_TEMPLATE_HASH.into(), "h0".into());
+        let mut bound = cluster.clone();
+        for (i, n) in ["g1", "g2"].iter().enumerate() {
+            let mut p = old.clone();
+            p.name = format!("infer-old-{i}");
+            p.node_name = Some((*n).into());
+            bound.pods.push(p);
+        }
+        let mut w = workload("infer", t_spread, 2);
+        w.to_create.clear();
+        w.running = vec!["default/infer-old-0".into(), "default/infer-old-1".into()];
+        let spec = DeploymentSpec {
+            strategy: Strategy::RollingUpdate {
+                max_surge: IntOrPercent::Percent(25),
+                max_unavailable: IntOrPercent::Percent(25),
+            },
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let found: Vec<_> = lint(&bound, &[w], &[Some(spec)], &Options::default())
+            .into_iter()
+            .map(|f| f.rule)
+            .collect();
+        assert!(found.contains(&"mixed-gpu-models"), "{found:?}");
+        assert!(found.contains(&"surge-needs-missing-gpu"), "{found:?}");
+        assert!(
+            found.contains(&"missing-pod-template-hash-key"),
+            "{found:?}"
+        );
+        t.node_selector.insert(GPU_PRODUCT.into(), "A100".into());
+        let found = rules_of(&cluster, &[workload("infer", t, 1)]);
+        assert!(!found.contains(&"mixed-gpu-models"), "{found:?}");
+    }
+}
