@@ -981,3 +981,117 @@ pub fn sarif(findings: &[FindingView]) -> serde_json::Value {
         }],
     })
 }
+
+/// The `stalemate` JSON document.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StalemateView {
+    /// Every workload held back by another's running replicas.
+    pub blocking: Vec<BlockingView>,
+    /// Workloads blocking each other.
+    pub stalemates: Vec<CycleView>,
+}
+
+/// One blocking relation.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockingView {
+    /// The workload with Pending replicas.
+    pub blocked: String,
+    /// The workload holding it back.
+    pub by: String,
+    /// `[node, plugin]` where that happens.
+    pub nodes: Vec<(String, String)>,
+}
+
+/// One cycle.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CycleView {
+    /// Its workloads.
+    pub workloads: Vec<String>,
+    /// Their Pending replicas.
+    pub pending: usize,
+    /// Verified remedies: `{change, pendingAfter}`, best first.
+    pub remedies: Vec<RemedyView>,
+}
+
+/// One remedy.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemedyView {
+    /// What changes.
+    pub change: String,
+    /// Pending replicas of the cycle after it.
+    pub pending_after: usize,
+}
+
+/// The view of a stalemate report.
+pub fn stalemate_view(
+    report: &spreadlab_engine::analysis::stalemate::StalemateReport,
+) -> StalemateView {
+    let blocking = |b: &spreadlab_engine::analysis::stalemate::Blocking| BlockingView {
+        blocked: b.blocked.clone(),
+        by: b.by.clone(),
+        nodes: b
+            .nodes
+            .iter()
+            .map(|(n, p)| (n.clone(), p.as_str().to_owned()))
+            .collect(),
+    };
+    StalemateView {
+        blocking: report.blocking.iter().map(blocking).collect(),
+        stalemates: report
+            .stalemates
+            .iter()
+            .map(|s| CycleView {
+                workloads: s.workloads.clone(),
+                pending: s.pending,
+                remedies: s
+                    .remedies
+                    .iter()
+                    .map(|r| RemedyView {
+                        change: r.change.clone(),
+                        pending_after: r.pending_after,
+                    })
+                    .collect(),
+            })
+            .collect(),
+    }
+}
+
+/// Renders `stalemate` as text.
+pub fn render_stalemate(view: &StalemateView) -> String {
+    let mut out = String::new();
+    for b in &view.blocking {
+        let _ = writeln!(
+            out,
+            "{} is held back by {} on {}",
+            b.blocked,
+            b.by,
+            b.nodes
+                .iter()
+                .map(|(n, p)| format!("{n} ({p})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if view.stalemates.is_empty() {
+        let _ = writeln!(out, "no stalemate: no workloads block each other");
+    }
+    for s in &view.stalemates {
+        let _ = writeln!(
+            out,
+            "STALEMATE: {} block each other ({} replicas Pending)",
+            s.workloads.join(" <-> "),
+            s.pending
+        );
+        for r in &s.remedies {
+            let _ = writeln!(out, "  {}: {} Pending after", r.change, r.pending_after);
+        }
+        if s.remedies.is_empty() {
+            let _ = writeln!(out, "  no single node or relaxed constraint breaks it");
+        }
+    }
+    out
+}

@@ -115,6 +115,16 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = LintFormat::Table)]
         output: LintFormat,
     },
+    /// Finds workloads whose Pending replicas are held back by each other, and what would break
+    /// the cycle (one more node in a zone, one relaxed constraint), each verified.
+    Stalemate {
+        /// Manifests and snapshots, as for `simulate`.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// Output format.
+        #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
+        output: Format,
+    },
     /// The real scheduler picks at random among equally scored nodes: places the workloads under
     /// many seeded tie-break sequences and reports how concentrated the replicas can end up.
     Risk {
@@ -237,6 +247,7 @@ fn main() -> ExitCode {
             rules,
             output,
         } => lint(&files, rules, output),
+        Command::Stalemate { files, output } => stalemate(&files, output),
         Command::Risk {
             files,
             runs,
@@ -504,6 +515,28 @@ fn lint(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
     }
     let errors = views.iter().any(|v| v.severity == "error");
     ExitCode::from(if errors { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+fn stalemate(files: &[String], output: Format) -> ExitCode {
+    let loaded = match load_files(files) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let workloads = analysis_workloads(&loaded);
+    let report = spreadlab_engine::analysis::stalemate::stalemates(
+        &loaded.cluster,
+        &workloads,
+        &Options::default(),
+    );
+    let view = analyses::stalemate_view(&report);
+    if !emit(output, &view, || analyses::render_stalemate(&view)) {
+        return ExitCode::from(EXIT_INPUT_ERROR);
+    }
+    ExitCode::from(if view.stalemates.is_empty() {
+        EXIT_PLACED
+    } else {
+        EXIT_PENDING
+    })
 }
 
 fn risk(files: &[String], runs: usize, output: Format) -> ExitCode {

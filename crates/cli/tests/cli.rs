@@ -683,3 +683,33 @@ fn lint_reports_validation_errors_as_findings() {
         "{validation}"
     );
 }
+
+/// `stalemate`: a's second replica may only go to zone z2 (z1 would make its skew 2) where b's
+/// replica holds the only GPU, and b's only to z1 where a's does: a cycle of two workloads, two
+/// replicas Pending; one more GPU node in either zone lets one of them through (one Pending).
+#[test]
+fn stalemate_finds_the_cycle_and_verified_remedies() {
+    let file = analyses_fixture("stalemate-two-gpus.yaml");
+    let (code, json) = run(&["stalemate", &file, "-o", "json"]);
+    assert_eq!(code, EXIT_PENDING);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(view["blocking"].as_array().unwrap().len(), 2);
+    let cycle = &view["stalemates"][0];
+    assert_eq!(
+        cycle["workloads"],
+        serde_json::json!(["Deployment/default/a", "Deployment/default/b"])
+    );
+    assert_eq!(cycle["pending"], 2);
+    let remedies = cycle["remedies"].as_array().unwrap();
+    assert!(
+        remedies
+            .iter()
+            .any(|r| r["change"] == "one more node in zone z1 like g1" && r["pendingAfter"] == 1),
+        "{remedies:?}"
+    );
+    let (_, table) = run(&["stalemate", &file]);
+    assert!(table.contains("STALEMATE"), "{table}");
+    let (code, table) = run(&["stalemate", &analyses_fixture("spread-three-zones.yaml")]);
+    assert_eq!(code, EXIT_PLACED);
+    assert!(table.contains("no stalemate"), "{table}");
+}

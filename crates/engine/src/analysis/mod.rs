@@ -10,6 +10,7 @@ pub mod capacity;
 pub mod failure;
 pub mod lint;
 pub mod rollout;
+pub mod stalemate;
 pub mod tie_break;
 
 use alloc::collections::BTreeMap;
