@@ -256,7 +256,7 @@ pub fn stalemates(cluster: &Cluster, workloads: &[Workload], options: &Options) 
                 );
             }
         }
-        remedies.sort_by(|a, b| a.pending_after.cmp(&b.pending_after));
+        remedies.sort_by_key(|r| r.pending_after);
         let names: Vec<String> = component
             .iter()
             .map(|&i| workloads[i].key.clone())
