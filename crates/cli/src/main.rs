@@ -86,8 +86,8 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
     },
-    /// Rolls the snapshot's pods of each Deployment (the current revision) to the Deployment in
-    /// the files (the new revision), step by step: completes or stalls, and why.
+    /// Rolls the snapshot's pods of each Deployment or StatefulSet (the current revision) to the
+    /// one in the files (the new revision), step by step: completes or stalls, and why.
     Rollout {
         /// Snapshot and the new Deployment(s).
         #[arg(required = true)]
@@ -402,7 +402,7 @@ fn rollout(files: &[String], only: Option<&str>, ready_after: u64, output: Forma
     };
     let mut views = Vec::new();
     for workload in &loaded.workloads {
-        let Some(spec) = &workload.deployment else {
+        let Some(spec) = &workload.rollout else {
             continue;
         };
         if only.is_some_and(|o| o != workload.key() && o != workload.name) {
@@ -419,7 +419,7 @@ fn rollout(files: &[String], only: Option<&str>, ready_after: u64, output: Forma
         views.push(analyses::rollout_view(&report));
     }
     if views.is_empty() {
-        eprintln!("error: no Deployment to roll out");
+        eprintln!("error: no Deployment or StatefulSet to roll out");
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     if !emit(output, &views, || analyses::render_rollout(&views)) {
@@ -473,11 +473,7 @@ fn lint(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
         })
         .collect();
     let workloads = analysis_workloads(&loaded);
-    let deployments: Vec<_> = loaded
-        .workloads
-        .iter()
-        .map(|w| w.deployment.clone())
-        .collect();
+    let deployments: Vec<_> = loaded.workloads.iter().map(|w| w.rollout.clone()).collect();
     let findings = lint::lint(
         &loaded.cluster,
         &workloads,

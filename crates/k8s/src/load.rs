@@ -12,7 +12,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use spreadlab_engine::analysis::rollout::{DeploymentSpec, IntOrPercent, Strategy};
+use spreadlab_engine::analysis::rollout::{IntOrPercent, RolloutSpec, Strategy};
 use spreadlab_engine::model::{
     Controller, ControllerKind, Labels, Namespace, Pod, PodDisruptionBudget, Selector, Service,
 };
@@ -99,7 +99,7 @@ struct NewWorkload {
     explicit_priority: Option<i32>,
     explicit_preemption_policy: bool,
     priority_path: &'static str,
-    deployment: Option<DeploymentSpec>,
+    rollout: Option<RolloutSpec>,
 }
 
 impl NewWorkload {
@@ -127,7 +127,7 @@ impl NewWorkload {
             explicit_preemption_policy: template_spec
                 .is_some_and(|s| s.preemption_policy.is_some()),
             priority_path: "spec.template.spec.priorityClassName",
-            deployment: None,
+            rollout: None,
         }
     }
 }
@@ -395,6 +395,8 @@ impl<'o> Loader<'o> {
                 let spec = set
                     .spec
                     .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+                let rollout = stateful_set_spec(place, &spec)?;
+                let before = self.loaded.workloads.len();
                 self.add_controller_workload(
                     place,
                     WorkloadKind::StatefulSet,
@@ -403,6 +405,9 @@ impl<'o> Loader<'o> {
                     &spec.selector,
                     Some(&spec.template),
                 )?;
+                if let Some(workload) = self.loaded.workloads.get_mut(before) {
+                    workload.rollout = Some(rollout);
+                }
             }
             "ReplicationController" => {
                 let controller: core_api::ReplicationController = typed(place, value)?;
@@ -530,7 +535,7 @@ impl<'o> Loader<'o> {
                 explicit_priority,
                 explicit_preemption_policy,
                 priority_path: "spec.priorityClassName",
-                deployment: None,
+                rollout: None,
             },
         );
         Ok(())
@@ -668,7 +673,7 @@ impl<'o> Loader<'o> {
             template,
             pod_spec,
         );
-        new.deployment = Some(rollout);
+        new.rollout = Some(rollout);
         self.push_workload(place, new);
         Ok(())
     }
@@ -762,7 +767,7 @@ impl<'o> Loader<'o> {
                 explicit_priority: spec.and_then(|s| s.priority),
                 explicit_preemption_policy: false,
                 priority_path: "run.environment.priorityClassName",
-                deployment: None,
+                rollout: None,
             },
         );
         Ok(())
@@ -788,7 +793,7 @@ impl<'o> Loader<'o> {
             selector: new.selector,
             template,
             priority_class_name: new.priority_class_name.clone(),
-            deployment: new.deployment.clone(),
+            rollout: new.rollout.clone(),
             origin: Origin {
                 file: place.file.clone(),
                 document: place.document.unwrap_or(0),
@@ -934,7 +939,7 @@ fn int_or_percent(
 /// The Deployment fields the rollout analysis reads, defaulted as the API server does
 /// (`SetDefaults_Deployment`: RollingUpdate 25%/25%, progressDeadlineSeconds 600; pods:
 /// terminationGracePeriodSeconds 30) and validated (`ValidateRollingUpdateDeployment`).
-fn deployment_spec(place: &Place, spec: &apps::DeploymentSpec) -> Result<DeploymentSpec, Failure> {
+fn deployment_spec(place: &Place, spec: &apps::DeploymentSpec) -> Result<RolloutSpec, Failure> {
     let strategy = spec.strategy.as_ref();
     let kind = strategy
         .and_then(|s| s.type_.as_deref())
@@ -984,7 +989,7 @@ fn deployment_spec(place: &Place, spec: &apps::DeploymentSpec) -> Result<Deploym
         }
     };
     let seconds = |value: Option<i64>| u64::try_from(value.unwrap_or(0)).unwrap_or(0);
-    Ok(DeploymentSpec {
+    Ok(RolloutSpec {
         strategy,
         min_ready_seconds: seconds(spec.min_ready_seconds.map(i64::from)),
         progress_deadline_seconds: u64::try_from(spec.progress_deadline_seconds.unwrap_or(600))
@@ -1009,4 +1014,48 @@ fn checked_replicas(place: &Place, replicas: Option<i32>) -> Result<i32, Failure
         )),
         other => Ok(admission::default_replicas(other)),
     }
+}
+
+/// A StatefulSet's `updateStrategy` (default RollingUpdate, partition 0), `minReadySeconds` and
+/// its pods' grace period, validated as the API server does.
+fn stateful_set_spec(place: &Place, spec: &apps::StatefulSetSpec) -> Result<RolloutSpec, Failure> {
+    let update = spec.update_strategy.as_ref();
+    let strategy = match update
+        .and_then(|u| u.type_.as_deref())
+        .unwrap_or("RollingUpdate")
+    {
+        "OnDelete" => Strategy::OnDelete,
+        "RollingUpdate" => {
+            let partition = update
+                .and_then(|u| u.rolling_update.as_ref())
+                .and_then(|r| r.partition)
+                .unwrap_or(0);
+            if partition < 0 {
+                return Err(place.error(
+                    Some("spec.updateStrategy.rollingUpdate.partition"),
+                    format!("Invalid value: {partition}: must be greater than or equal to 0"),
+                ));
+            }
+            Strategy::OrderedRollingUpdate { partition }
+        }
+        other => {
+            return Err(place.error(
+                Some("spec.updateStrategy.type"),
+                format!("Unsupported value: \"{other}\": supported values: \"OnDelete\", \"RollingUpdate\""),
+            ));
+        }
+    };
+    Ok(RolloutSpec {
+        strategy,
+        min_ready_seconds: u64::try_from(spec.min_ready_seconds.unwrap_or(0)).unwrap_or(0),
+        progress_deadline_seconds: 600,
+        termination_grace_seconds: u64::try_from(
+            spec.template
+                .spec
+                .as_ref()
+                .and_then(|s| s.termination_grace_period_seconds)
+                .unwrap_or(30),
+        )
+        .unwrap_or(30),
+    })
 }

@@ -73,8 +73,9 @@ pub struct Workload {
     pub template: Pod,
     /// `spec.priorityClassName` of the template.
     pub priority_class_name: Option<String>,
-    /// A Deployment's strategy and timings (defaulted), for the rollout analysis.
-    pub deployment: Option<spreadlab_engine::analysis::rollout::DeploymentSpec>,
+    /// A Deployment's or StatefulSet's update strategy and timings (defaulted), for the rollout
+    /// analysis.
+    pub rollout: Option<spreadlab_engine::analysis::rollout::RolloutSpec>,
     /// Where it was read.
     pub origin: Origin,
 }
@@ -267,7 +268,7 @@ mod tests {
             selector: Selector::from_set(&labels(&[("app", "web")])),
             template,
             priority_class_name: None,
-            deployment: None,
+            rollout: None,
             origin: Origin {
                 file: "-".into(),
                 document: 0,

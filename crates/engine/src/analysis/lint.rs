@@ -8,7 +8,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::failure::{self, FailureMode};
-use super::rollout::{self, Assumptions, DeploymentSpec, LABEL_POD_TEMPLATE_HASH, Strategy};
+use super::rollout::{self, Assumptions, LABEL_POD_TEMPLATE_HASH, RolloutSpec, Strategy};
 use super::{Settled, Workload, settle};
 use crate::framework::{PluginName, PodInfo, Profile, Snapshot, run_filter, run_pre_filter};
 use crate::model::taint::find_untolerated_taint;
@@ -205,11 +205,12 @@ fn spec_path(workload: &Workload) -> &'static str {
     }
 }
 
-/// Checks every workload. `deployments[i]` is workload `i`'s Deployment spec, if it is one.
+/// Checks every workload. `deployments[i]` is workload `i`'s update strategy (Deployment or
+/// StatefulSet), if it has one.
 pub fn lint(
     cluster: &Cluster,
     workloads: &[Workload],
-    deployments: &[Option<DeploymentSpec>],
+    deployments: &[Option<RolloutSpec>],
     options: &Options,
 ) -> Vec<Finding> {
     let settled = settle(cluster, workloads, options);
@@ -641,14 +642,20 @@ impl Checker<'_> {
         }
     }
 
-    fn rollout_rules(&mut self, deployment: Option<&DeploymentSpec>, options: &Options) {
+    fn rollout_rules(&mut self, deployment: Option<&RolloutSpec>, options: &Options) {
         let Some(spec) = deployment else {
             return;
         };
         let pod = self.template().clone();
         let base = spec_path(self.workload);
+        // `pod-template-hash` is a Deployment's label (StatefulSets use controller-revision-hash).
+        let deployment = matches!(
+            spec.strategy,
+            Strategy::RollingUpdate { .. } | Strategy::Recreate
+        );
         for (i, c) in pod.topology_spread_constraints.iter().enumerate() {
-            if c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
+            if deployment
+                && c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule
                 && !c
                     .match_label_keys
                     .iter()
@@ -668,7 +675,8 @@ impl Checker<'_> {
         }
         if let Some(anti) = &pod.affinity.pod_anti_affinity {
             for (i, term) in anti.required.iter().enumerate() {
-                if term.selector.matches(&pod.labels)
+                if deployment
+                    && term.selector.matches(&pod.labels)
                     && !term
                         .match_label_keys
                         .iter()
@@ -991,7 +999,7 @@ mod tests {
         let mut w = workload("infer", t_spread, 2);
         w.to_create.clear();
         w.running = vec!["default/infer-old-0".into(), "default/infer-old-1".into()];
-        let spec = DeploymentSpec {
+        let spec = RolloutSpec {
             strategy: Strategy::RollingUpdate {
                 max_surge: IntOrPercent::Percent(25),
                 max_unavailable: IntOrPercent::Percent(25),

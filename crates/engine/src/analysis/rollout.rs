@@ -69,6 +69,14 @@ pub enum Strategy {
         /// `maxUnavailable` (default 25%).
         max_unavailable: IntOrPercent,
     },
+    /// A StatefulSet's `RollingUpdate`: one pod at a time from the highest ordinal down to
+    /// `partition`, each deleted, recreated under the same name and waited for.
+    OrderedRollingUpdate {
+        /// `updateStrategy.rollingUpdate.partition` (default 0).
+        partition: i32,
+    },
+    /// A StatefulSet's `OnDelete`: the controller replaces nothing by itself.
+    OnDelete,
 }
 
 impl Strategy {
@@ -77,6 +85,8 @@ impl Strategy {
     pub fn resolve(self, replicas: i32) -> (i32, i32) {
         match self {
             Strategy::Recreate => (0, replicas),
+            Strategy::OrderedRollingUpdate { .. } => (0, 1),
+            Strategy::OnDelete => (0, 0),
             Strategy::RollingUpdate {
                 max_surge,
                 max_unavailable,
@@ -96,6 +106,10 @@ impl Strategy {
     pub fn describe(self) -> String {
         match self {
             Strategy::Recreate => String::from("Recreate"),
+            Strategy::OrderedRollingUpdate { partition } => {
+                format!("RollingUpdate(partition={partition}) (StatefulSet, one pod at a time)")
+            }
+            Strategy::OnDelete => String::from("OnDelete (StatefulSet)"),
             Strategy::RollingUpdate {
                 max_surge,
                 max_unavailable,
@@ -108,9 +122,9 @@ impl Strategy {
     }
 }
 
-/// The Deployment fields the rollout reads.
+/// The Deployment (or StatefulSet) fields the rollout reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeploymentSpec {
+pub struct RolloutSpec {
     /// `spec.strategy`.
     pub strategy: Strategy,
     /// `spec.minReadySeconds`.
@@ -272,7 +286,7 @@ struct Sim<'a> {
     /// `spec.replicas` per ReplicaSet (index 0: new).
     rs_replicas: Vec<usize>,
     replicas: usize,
-    spec: &'a DeploymentSpec,
+    spec: &'a RolloutSpec,
     assumptions: &'a Assumptions,
     options: Options,
     template: &'a Pod,
@@ -324,6 +338,7 @@ impl Sim<'_> {
         let replicas = self.replicas;
         let old_total: usize = self.old_sets().map(|i| self.rs_replicas[i]).sum();
         match self.spec.strategy {
+            Strategy::OrderedRollingUpdate { .. } | Strategy::OnDelete => None,
             Strategy::Recreate => {
                 if old_total > 0 {
                     for i in self.old_sets() {
@@ -674,10 +689,16 @@ pub fn simulate_rollout(
     cluster: &Cluster,
     workload: &Workload,
     template: &Pod,
-    spec: &DeploymentSpec,
+    spec: &RolloutSpec,
     assumptions: &Assumptions,
     options: &Options,
 ) -> RolloutOutcome {
+    if matches!(
+        spec.strategy,
+        Strategy::OrderedRollingUpdate { .. } | Strategy::OnDelete
+    ) {
+        return simulate_stateful_set(cluster, workload, template, spec, assumptions, options);
+    }
     let (key, replicas, old) = (
         workload.key.as_str(),
         workload.desired,
@@ -851,6 +872,206 @@ pub fn simulate_rollout(
     }
 }
 
+/// The per-pod identity labels a StatefulSet pod keeps across revisions.
+const STATEFUL_IDENTITY_LABELS: [&str; 2] = [
+    "statefulset.kubernetes.io/pod-name",
+    "apps.kubernetes.io/pod-index",
+];
+
+/// A StatefulSet's rolling update (`pkg/controller/statefulset/stateful_set_control.go`): from the
+/// highest ordinal down to `partition`, each pod is deleted, recreated under the same name with
+/// the new template once it is gone (its grace period over), and must be Running and Ready
+/// (and available for `minReadySeconds`) before the next one. A replacement that stays Pending
+/// stalls the update. `OnDelete` replaces nothing.
+fn simulate_stateful_set(
+    cluster: &Cluster,
+    workload: &Workload,
+    template: &Pod,
+    spec: &RolloutSpec,
+    assumptions: &Assumptions,
+    options: &Options,
+) -> RolloutOutcome {
+    let options = Options {
+        detail: Detail::None,
+        ..options.clone()
+    };
+    let (mut snapshot, _) = Snapshot::new(cluster);
+    let mut old: Vec<(usize, PodId, Pod)> = snapshot
+        .pods
+        .iter()
+        .enumerate()
+        .filter_map(|(id, p)| p.as_ref().map(|p| (id, p)))
+        .filter(|(_, p)| !p.pod.terminating && workload.running.contains(&p.pod.key()))
+        .filter_map(|(id, p)| {
+            let ordinal = p.pod.name.rsplit('-').next()?.parse().ok()?;
+            Some((ordinal, id, p.pod.clone()))
+        })
+        .collect();
+    old.sort_by_key(|(ordinal, _, _)| core::cmp::Reverse(*ordinal));
+    let partition = match spec.strategy {
+        Strategy::OrderedRollingUpdate { partition } => partition.max(0) as usize,
+        _ => usize::MAX,
+    };
+    let zone = |snapshot: &Snapshot, node: &str| {
+        snapshot
+            .node_index
+            .get(node)
+            .map_or(super::NO_ZONE, |&n| zone_of(&snapshot.nodes[n].node))
+            .into()
+    };
+    // (name, node, available) of the replaced pods; old pods still running by name.
+    let mut new: Vec<(String, String, bool)> = Vec::new();
+    let mut running_old: BTreeMap<String, String> = old
+        .iter()
+        .filter_map(|(_, _, p)| p.node_name.clone().map(|n| (p.name.clone(), n)))
+        .collect();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut time = 0u64;
+    let record = |steps: &mut Vec<Step>,
+                  time: u64,
+                  actions: Vec<String>,
+                  snapshot: &Snapshot,
+                  new: &[(String, String, bool)],
+                  running_old: &BTreeMap<String, String>,
+                  terminating: usize,
+                  pending: Vec<(String, String)>| {
+        let mut new_counts = RevisionCounts {
+            replicas: new.len() + pending.len(),
+            running: new.len(),
+            available: new.iter().filter(|(_, _, a)| *a).count(),
+            pending: pending.len(),
+            ..RevisionCounts::default()
+        };
+        for (_, node, _) in new {
+            *new_counts.zones.entry(zone(snapshot, node)).or_insert(0) += 1;
+        }
+        let mut old_counts = RevisionCounts {
+            replicas: running_old.len(),
+            running: running_old.len(),
+            available: running_old.len(),
+            terminating,
+            ..RevisionCounts::default()
+        };
+        for node in running_old.values() {
+            *old_counts.zones.entry(zone(snapshot, node)).or_insert(0) += 1;
+        }
+        let available = new_counts.available + old_counts.available;
+        steps.push(Step {
+            step: steps.len(),
+            time,
+            actions,
+            new: new_counts,
+            old: old_counts,
+            available,
+            pending,
+        });
+    };
+    record(
+        &mut steps,
+        0,
+        Vec::new(),
+        &snapshot,
+        &new,
+        &running_old,
+        0,
+        Vec::new(),
+    );
+    let mut reason = None;
+    if spec.strategy == Strategy::OnDelete {
+        reason = Some(String::from(
+            "updateStrategy OnDelete: the StatefulSet controller replaces a pod only when it is deleted",
+        ));
+    }
+    for (ordinal, id, pod) in old
+        .iter()
+        .filter(|(o, _, _)| *o >= partition && reason.is_none())
+    {
+        let _ = ordinal;
+        snapshot.set_terminating(*id);
+        running_old.remove(&pod.name);
+        record(
+            &mut steps,
+            time,
+            alloc::vec![format!("delete {}", pod.name)],
+            &snapshot,
+            &new,
+            &running_old,
+            1,
+            Vec::new(),
+        );
+        time += spec.termination_grace_seconds;
+        snapshot.remove(*id);
+        let mut replacement = template.clone();
+        replacement.name = pod.name.clone();
+        replacement.node_name = None;
+        for key in STATEFUL_IDENTITY_LABELS {
+            if let Some(value) = pod.labels.get(key) {
+                replacement.labels.insert(key.into(), value.clone());
+            }
+        }
+        let decision = scheduler::schedule_and_bind(&mut snapshot, &replacement, &options);
+        let Some(node) = decision.node.clone() else {
+            let message = decision.message.unwrap_or_default();
+            record(
+                &mut steps,
+                time,
+                alloc::vec![format!(
+                    "{} is gone; create {} (new revision)",
+                    pod.name, pod.name
+                )],
+                &snapshot,
+                &new,
+                &running_old,
+                0,
+                alloc::vec![(pod.name.clone(), message.clone())],
+            );
+            reason = Some(message);
+            break;
+        };
+        new.push((pod.name.clone(), node.clone(), false));
+        record(
+            &mut steps,
+            time,
+            alloc::vec![format!(
+                "{} is gone; create {} (new revision); schedule it on {node}",
+                pod.name, pod.name
+            )],
+            &snapshot,
+            &new,
+            &running_old,
+            0,
+            Vec::new(),
+        );
+        time += assumptions.ready_after_seconds + spec.min_ready_seconds;
+        if let Some(last) = new.last_mut() {
+            last.2 = true;
+        }
+        record(
+            &mut steps,
+            time,
+            alloc::vec![format!("{} is Ready and available", pod.name)],
+            &snapshot,
+            &new,
+            &running_old,
+            0,
+            Vec::new(),
+        );
+    }
+    let completed = reason.is_none();
+    let min_available = steps.iter().map(|s| s.available).min().unwrap_or(0);
+    RolloutOutcome {
+        strategy: spec.strategy,
+        resolved: spec.strategy.resolve(workload.desired as i32),
+        completed,
+        stalled_at_step: (!completed).then(|| steps.len().saturating_sub(1)),
+        reason,
+        min_available,
+        progress_deadline_exceeded_at: None,
+        spread: spread_checks(&snapshot, template),
+        steps,
+    }
+}
+
 /// The end state against the template's hard spread constraints, computed by
 /// PodTopologySpread's own PreFilter for one more pod of the new revision.
 fn spread_checks(snapshot: &Snapshot, template: &Pod) -> Vec<SpreadCheck> {
@@ -881,36 +1102,44 @@ fn spread_checks(snapshot: &Snapshot, template: &Pod) -> Vec<SpreadCheck> {
 pub fn rollout(
     cluster: &Cluster,
     workload: &Workload,
-    spec: &DeploymentSpec,
+    spec: &RolloutSpec,
     assumptions: &Assumptions,
     options: &Options,
 ) -> RolloutReport {
-    let run = |cluster: &Cluster, template: &Pod, spec: &DeploymentSpec| {
+    let run = |cluster: &Cluster, template: &Pod, spec: &RolloutSpec| {
         simulate_rollout(cluster, workload, template, spec, assumptions, options)
     };
     let outcome = run(cluster, &workload.template, spec);
-    let match_label_keys = has_hard_spread(&workload.template).then(|| {
+    let is_deployment = matches!(
+        spec.strategy,
+        Strategy::RollingUpdate { .. } | Strategy::Recreate
+    );
+    let match_label_keys = (is_deployment && has_hard_spread(&workload.template)).then(|| {
         let with = !uses_template_hash_key(&workload.template);
         let template = with_template_hash_key(&workload.template, with);
         (with, run(cluster, &template, spec))
     });
     let mut alternatives = Vec::new();
     if !outcome.completed {
-        let surge_zero = DeploymentSpec {
+        let surge_zero = RolloutSpec {
             strategy: Strategy::RollingUpdate {
                 max_surge: IntOrPercent::Int(0),
                 max_unavailable: IntOrPercent::Int(1),
             },
             ..spec.clone()
         };
-        if surge_zero.strategy != spec.strategy {
+        let deployment = matches!(
+            spec.strategy,
+            Strategy::RollingUpdate { .. } | Strategy::Recreate
+        );
+        if deployment && surge_zero.strategy != spec.strategy {
             alternatives.push(Alternative {
                 change: String::from("strategy RollingUpdate with maxSurge 0, maxUnavailable 1"),
                 outcome: run(cluster, &workload.template, &surge_zero),
             });
         }
-        if spec.strategy != Strategy::Recreate {
-            let recreate = DeploymentSpec {
+        if deployment && spec.strategy != Strategy::Recreate {
+            let recreate = RolloutSpec {
                 strategy: Strategy::Recreate,
                 ..spec.clone()
             };
@@ -1056,7 +1285,7 @@ mod tests {
             to_create: vec![],
             template: spec_pod("", "new", None),
         };
-        let spec = DeploymentSpec {
+        let spec = RolloutSpec {
             strategy: Strategy::RollingUpdate {
                 max_surge: IntOrPercent::Percent(25),
                 max_unavailable: IntOrPercent::Percent(25),
@@ -1113,5 +1342,92 @@ mod tests {
         // comparison run adds `pod-template-hash` to the hard constraint.
         let (with, _) = report.match_label_keys.as_ref().unwrap();
         assert!(*with);
+    }
+
+    /// A StatefulSet of three 1-GPU pods on three single-GPU nodes, partition 1: ordinals 2 then
+    /// 1 are replaced one at a time (each GPU freed after the 30 s grace period, the pod
+    /// recreated under its name on it), ordinal 0 stays: completes with 2 available at worst.
+    /// A new revision asking for 2 GPUs cannot be placed: stalled at its first replacement.
+    #[test]
+    fn stateful_set_updates_one_ordinal_at_a_time_down_to_the_partition() {
+        let gpu = |name: &str| {
+            let mut n = node(name, &[("kubernetes.io/hostname", name)]);
+            n.allocatable.insert("nvidia.com/gpu".into(), 1);
+            n
+        };
+        let member = |name: &str, on: Option<&str>, gpus: i64| {
+            let mut p = pod(name, &[("app", "db")], on);
+            let mut c = Container {
+                name: "c".into(),
+                ..Default::default()
+            };
+            c.requests.insert("nvidia.com/gpu".into(), gpus);
+            p.containers.push(c);
+            p
+        };
+        let cluster = Cluster {
+            nodes: vec![gpu("n0"), gpu("n1"), gpu("n2")],
+            pods: vec![
+                member("db-0", Some("n0"), 1),
+                member("db-1", Some("n1"), 1),
+                member("db-2", Some("n2"), 1),
+            ],
+            ..Cluster::default()
+        };
+        let workload = |gpus| Workload {
+            key: "StatefulSet/default/db".into(),
+            desired: 3,
+            running: vec![
+                "default/db-0".into(),
+                "default/db-1".into(),
+                "default/db-2".into(),
+            ],
+            to_create: vec![],
+            template: member("", None, gpus),
+        };
+        let spec = RolloutSpec {
+            strategy: Strategy::OrderedRollingUpdate { partition: 1 },
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let report = rollout(
+            &cluster,
+            &workload(1),
+            &spec,
+            &Assumptions::default(),
+            &Options::default(),
+        );
+        let outcome = &report.outcome;
+        assert!(outcome.completed, "{outcome:?}");
+        assert_eq!(outcome.min_available, 2);
+        let deleted: Vec<&str> = outcome
+            .steps
+            .iter()
+            .flat_map(|s| &s.actions)
+            .filter_map(|a| a.strip_prefix("delete "))
+            .collect();
+        assert_eq!(deleted, vec!["db-2", "db-1"]);
+        let last = outcome.steps.last().unwrap();
+        assert_eq!((last.new.available, last.old.running), (2, 1));
+        assert!(report.match_label_keys.is_none());
+
+        let report = rollout(
+            &cluster,
+            &workload(2),
+            &spec,
+            &Assumptions::default(),
+            &Options::default(),
+        );
+        assert!(!report.outcome.completed);
+        assert!(
+            report
+                .outcome
+                .reason
+                .as_deref()
+                .unwrap()
+                .starts_with("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.")
+        );
+        assert_eq!(report.outcome.min_available, 2);
     }
 }
