@@ -5,9 +5,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde::Serialize;
+
 use spreadlab_engine::analysis::capacity::CapacityReport;
 use spreadlab_engine::analysis::failure::{Domain, FailureReport, Sweep};
 use spreadlab_engine::analysis::tie_break::RiskReport;
+
+use crate::table::list as zones;
 
 /// The `whatif` JSON document.
 #[derive(Serialize)]
@@ -223,16 +226,6 @@ pub fn sweep_view(sweep: &Sweep) -> SweepView {
             .collect(),
         failures: sweep.reports.iter().map(failure_view).collect(),
     }
-}
-
-fn zones(map: &BTreeMap<String, usize>) -> String {
-    if map.is_empty() {
-        return "-".into();
-    }
-    map.iter()
-        .map(|(k, v)| format!("{k} {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn render_failure(out: &mut String, failure: &FailureView, indent: &str) {

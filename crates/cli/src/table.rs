@@ -8,7 +8,8 @@ use crate::report::{PodReport, Report, is_rejection};
 /// How many node names to list per reason group before summarizing.
 const MAX_NODES_LISTED: usize = 6;
 
-fn list(map: &BTreeMap<String, usize>) -> String {
+/// `key count, key count`, or `-` when empty.
+pub(crate) fn list(map: &BTreeMap<String, usize>) -> String {
     if map.is_empty() {
         return "-".to_string();
     }

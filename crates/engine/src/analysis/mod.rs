@@ -122,3 +122,32 @@ pub fn per_zone(cluster: &Cluster, keys: &[String]) -> BTreeMap<String, usize> {
     }
     out
 }
+
+/// The zones of the cluster's nodes, sorted, each once.
+pub fn zones(cluster: &Cluster) -> Vec<&str> {
+    let mut zones: Vec<&str> = cluster.nodes.iter().map(zone_of).collect();
+    zones.sort_unstable();
+    zones.dedup();
+    zones
+}
+
+/// The cluster with one more node in `zone`: a copy of the zone's schedulable node with the most
+/// allocatable GPUs, then cpu (the first such in node order), named `<name>-<suffix>`. Returns
+/// the new cluster and the copied node's name; `None` when the zone has no schedulable node.
+pub fn with_extra_node(cluster: &Cluster, zone: &str, suffix: &str) -> Option<(Cluster, String)> {
+    let amount = |node: &Node, resource: &str| node.allocatable.get(resource).copied().unwrap_or(0);
+    let largest = cluster
+        .nodes
+        .iter()
+        .filter(|n| zone_of(n) == zone && !n.unschedulable)
+        .rev()
+        .max_by_key(|n| (amount(n, "nvidia.com/gpu"), amount(n, "cpu")))?;
+    let mut extra = largest.clone();
+    extra.name = alloc::format!("{}-{suffix}", largest.name);
+    if let Some(host) = extra.labels.get_mut(crate::model::LABEL_HOSTNAME) {
+        *host = extra.name.clone();
+    }
+    let mut bigger = cluster.clone();
+    bigger.nodes.push(extra);
+    Some((bigger, largest.name.clone()))
+}

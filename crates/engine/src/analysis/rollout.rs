@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 
 use super::{Workload, zone_of};
 use crate::framework::{PodId, PodInfo, Snapshot, run_pre_filter};
-use crate::model::{Cluster, Node, Pod, Requirement, Selector, WhenUnsatisfiable};
+use crate::model::{Cluster, Pod, Requirement, Selector, WhenUnsatisfiable};
 use crate::scheduler::{self, Detail, Options};
 
 /// The label the Deployment controller puts on its ReplicaSets' pods.
@@ -1148,25 +1148,12 @@ pub fn rollout(
                 outcome: run(cluster, &workload.template, &recreate),
             });
         }
-        let mut zones: Vec<&str> = cluster.nodes.iter().map(zone_of).collect();
-        zones.sort_unstable();
-        zones.dedup();
-        for zone in zones {
-            let Some(largest) = largest_node(cluster, zone) else {
+        for zone in super::zones(cluster) {
+            let Some((bigger, like)) = super::with_extra_node(cluster, zone, "temporary") else {
                 continue;
             };
-            let mut bigger = cluster.clone();
-            let mut extra = largest.clone();
-            extra.name = format!("{}-temporary", largest.name);
-            if let Some(host) = extra.labels.get_mut(crate::model::LABEL_HOSTNAME) {
-                *host = extra.name.clone();
-            }
-            bigger.nodes.push(extra);
             alternatives.push(Alternative {
-                change: format!(
-                    "one more node in zone {zone} like {} (temporary capacity)",
-                    largest.name
-                ),
+                change: format!("one more node in zone {zone} like {like} (temporary capacity)"),
                 outcome: run(&bigger, &workload.template, spec),
             });
         }
@@ -1179,17 +1166,6 @@ pub fn rollout(
         match_label_keys,
         alternatives,
     }
-}
-
-/// The zone's schedulable node with the most allocatable GPUs, then cpu (first in node order).
-fn largest_node<'c>(cluster: &'c Cluster, zone: &str) -> Option<&'c Node> {
-    let amount = |node: &Node, resource: &str| node.allocatable.get(resource).copied().unwrap_or(0);
-    cluster
-        .nodes
-        .iter()
-        .filter(|n| zone_of(n) == zone && !n.unschedulable)
-        .rev()
-        .max_by_key(|n| (amount(n, "nvidia.com/gpu"), amount(n, "cpu")))
 }
 
 #[cfg(test)]

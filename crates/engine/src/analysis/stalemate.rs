@@ -10,9 +10,9 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Settled, Workload, settle, zone_of};
+use super::{Settled, Workload, settle};
 use crate::framework::PluginName;
-use crate::model::{Cluster, LABEL_HOSTNAME, WeightedPodAffinityTerm, WhenUnsatisfiable};
+use crate::model::{Cluster, WeightedPodAffinityTerm, WhenUnsatisfiable};
 use crate::scheduler::{Detail, Options};
 
 /// One workload blocked by another.
@@ -59,14 +59,13 @@ pub struct StalemateReport {
 
 fn blocking(settled: &Settled, workloads: &[Workload]) -> Vec<Blocking> {
     let mut owner: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    let keys: Vec<Vec<String>> = settled.members.clone();
     let mut node_of: BTreeMap<String, &str> = BTreeMap::new();
     for pod in &settled.cluster.pods {
         if let Some(node) = &pod.node_name {
             node_of.insert(pod.key(), node.as_str());
         }
     }
-    for (index, members) in keys.iter().enumerate() {
+    for (index, members) in settled.members.iter().enumerate() {
         for key in members {
             if let Some(node) = node_of.get(key) {
                 owner.insert((*node, key.as_str()), index);
@@ -184,32 +183,12 @@ pub fn stalemates(cluster: &Cluster, workloads: &[Workload], options: &Options) 
                 });
             }
         };
-        let mut zones: Vec<&str> = cluster.nodes.iter().map(zone_of).collect();
-        zones.sort_unstable();
-        zones.dedup();
-        for zone in zones {
-            let Some(template) = cluster
-                .nodes
-                .iter()
-                .filter(|n| zone_of(n) == zone && !n.unschedulable)
-                .max_by_key(|n| {
-                    (
-                        n.allocatable.get("nvidia.com/gpu").copied().unwrap_or(0),
-                        n.allocatable.get("cpu").copied().unwrap_or(0),
-                    )
-                })
-            else {
+        for zone in super::zones(cluster) {
+            let Some((bigger, like)) = super::with_extra_node(cluster, zone, "extra") else {
                 continue;
             };
-            let mut bigger = cluster.clone();
-            let mut extra = template.clone();
-            extra.name = format!("{}-extra", template.name);
-            if let Some(host) = extra.labels.get_mut(LABEL_HOSTNAME) {
-                *host = extra.name.clone();
-            }
-            bigger.nodes.push(extra);
             try_change(
-                format!("one more node in zone {zone} like {}", template.name),
+                format!("one more node in zone {zone} like {like}"),
                 &bigger,
                 workloads,
             );
@@ -298,7 +277,7 @@ mod tests {
 
     use super::*;
     use crate::framework::testing::{labels, node, pod};
-    use crate::model::{Container, Selector, TopologySpreadConstraint};
+    use crate::model::{Container, LABEL_HOSTNAME, Selector, TopologySpreadConstraint};
 
     /// Two zones with one single-GPU node each and two workloads of two 1-GPU replicas with a
     /// hard zone spread over their own pods, whose replicas interleave in the queue (priorities
