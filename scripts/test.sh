@@ -21,8 +21,11 @@ ORACLE_BIN="${SPREADLAB_ORACLE_BIN:-$HOME/.cache/spreadlab/oracle}"
 mkdir -p "$(dirname "$ORACLE_BIN")"
 (cd tests/oracle && go build -o "$ORACLE_BIN" .)
 export SPREADLAB_ORACLE="$ORACLE_BIN"
-echo "== oracle self-tests, and every ported upstream table checked against the real plugins"
+echo "== oracle self-tests, every ported upstream table checked against the real plugins, and policies/vap in the real apiserver CEL code"
 (cd tests/oracle && go vet ./... && ORACLE_UPSTREAM=1 go test -count=1 ./...)
+
+echo "== policies/: Gatekeeper with the real gator (the VAP ran above with the oracle's tests)"
+bash scripts/test-policies.sh
 
 echo "== tests"
 cargo test --workspace --no-fail-fast
