@@ -130,7 +130,9 @@ fn problem_decision(settings: &Settings, problem: &Problem) -> Decision {
     match settings.on_unparseable {
         OnUnparseable::Reject => Decision::Reject { message },
         OnUnparseable::Warn => Decision::Accept {
-            warnings: vec![format!("{message} (accepted unchecked: onUnparseable=warn)")],
+            warnings: vec![format!(
+                "{message} (accepted unchecked: onUnparseable=warn)"
+            )],
         },
     }
 }
@@ -214,23 +216,26 @@ fn admitted_workload<'l>(
     index: usize,
 ) -> Result<Option<&'l Workload>, String> {
     if let Some(error) = loaded.errors.iter().find(|e| e.document == Some(index)) {
-        let path = error.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+        let path = error
+            .path
+            .as_deref()
+            .map(|p| format!("{p}: "))
+            .unwrap_or_default();
         return Err(format!("{path}{}", error.message));
     }
     Ok(loaded.workloads.iter().find(|w| {
-        w.kind == workload_kind(kind) && w.namespace == admission.namespace && w.name == admission.name
+        w.kind == workload_kind(kind)
+            && w.namespace == admission.namespace
+            && w.name == admission.name
     }))
 }
 
 fn requests_any(pod: &Pod, resources: &[String]) -> bool {
-    pod.containers
-        .iter()
-        .chain(&pod.init_containers)
-        .any(|c| {
-            resources
-                .iter()
-                .any(|r| c.requests.contains_key(r) || c.limits.contains_key(r))
-        })
+    pod.containers.iter().chain(&pod.init_containers).any(|c| {
+        resources
+            .iter()
+            .any(|r| c.requests.contains_key(r) || c.limits.contains_key(r))
+    })
 }
 
 /// Runs every check the settings ask for.
@@ -266,15 +271,15 @@ pub fn evaluate(
         // A Pod bound by its author (spec.nodeName) is not scheduled: nothing to check.
         Ok(None) => return Ok(outcome),
         Err(error) if validation_enforced => {
-            outcome
-                .violations
-                .push(format!("{}: [kubernetes-validation] {error}", admission.describe()));
+            outcome.violations.push(format!(
+                "{}: [kubernetes-validation] {error}",
+                admission.describe()
+            ));
             return Ok(outcome);
         }
         Err(error) => return Err(Problem::Object(error)),
     };
-    if settings.scope.gpu_only && !requests_any(&workload.template, &settings.scope.gpu_resources)
-    {
+    if settings.scope.gpu_only && !requests_any(&workload.template, &settings.scope.gpu_resources) {
         return Ok(Outcome {
             violations: Vec::new(),
             ..outcome
@@ -362,7 +367,8 @@ fn read_cluster(
         admission.kind == Some(Kind::Pod)
             && pod.pointer("/metadata/namespace").and_then(Value::as_str)
                 == Some(admission.namespace.as_str())
-            && pod.pointer("/metadata/name").and_then(Value::as_str) == Some(admission.name.as_str())
+            && pod.pointer("/metadata/name").and_then(Value::as_str)
+                == Some(admission.name.as_str())
     };
     // Unbound pods in the cache are other workloads' Pending replicas: the scheduler's queue,
     // not capacity; the admitted workload is judged against the bound ones.
@@ -372,7 +378,11 @@ fn read_cluster(
             .is_some_and(|node| !node.is_empty())
             && !is_admitted(pod)
     }));
-    values.extend(cluster.list(snapshot::NAMESPACE).map_err(Problem::Cluster)?);
+    values.extend(
+        cluster
+            .list(snapshot::NAMESPACE)
+            .map_err(Problem::Cluster)?,
+    );
     values.extend(
         cluster
             .list(snapshot::PRIORITY_CLASS)
@@ -447,7 +457,11 @@ fn cluster_violations(
                 continue;
             };
             let need = (min_domains as usize).min(desired);
-            let domains = domains_of(&settled.cluster, &settled.members[0], &required.topology_key);
+            let domains = domains_of(
+                &settled.cluster,
+                &settled.members[0],
+                &required.topology_key,
+            );
             if domains.len() < need {
                 let list: Vec<&str> = domains.iter().map(String::as_str).collect();
                 violations.push(format!(
@@ -478,7 +492,12 @@ fn cluster_violations(
                     .reports
                     .iter()
                     .find(|r| Some(&r.domain) == survival.worst.as_ref())
-                    .and_then(|r| r.workloads[0].replacements.iter().find_map(|x| x.message.clone()))
+                    .and_then(|r| {
+                        r.workloads[0]
+                            .replacements
+                            .iter()
+                            .find_map(|x| x.message.clone())
+                    })
                     .map(|m| format!(": {m}"))
                     .unwrap_or_default();
                 violations.push(format!(
@@ -496,13 +515,7 @@ fn cluster_violations(
         && let Some(spec) = &workload.rollout
     {
         let current = workload.for_analysis(cluster);
-        let report = rollout::rollout(
-            cluster,
-            &current,
-            spec,
-            &Assumptions::default(),
-            &options,
-        );
+        let report = rollout::rollout(cluster, &current, spec, &Assumptions::default(), &options);
         let outcome = &report.outcome;
         if !outcome.completed {
             let at = outcome
@@ -527,7 +540,7 @@ fn cluster_violations(
         let findings = lint::lint(
             cluster,
             core::slice::from_ref(&current),
-            &[workload.rollout.clone()],
+            core::slice::from_ref(&workload.rollout),
             &options,
         );
         let enforced: BTreeSet<&str> = settings.lint_rules.iter().map(String::as_str).collect();

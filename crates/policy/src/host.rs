@@ -40,10 +40,9 @@ impl ClusterSource for HostCluster {
         })
         .map_err(|e| error(e.to_string()))?;
         let (binding, namespace, operation) = HOST_CALL;
-        let answer = kubewarden_policy_sdk::wapc_guest::host_call(
-            binding, namespace, operation, &request,
-        )
-        .map_err(|e| error(format!("host call failed: {e}")))?;
+        let answer =
+            kubewarden_policy_sdk::wapc_guest::host_call(binding, namespace, operation, &request)
+                .map_err(|e| error(format!("host call failed: {e}")))?;
         let list: Value = serde_json::from_slice(&answer)
             .map_err(|e| error(format!("the host's answer is not JSON: {e}")))?;
         snapshot::list_items(resource, list)

@@ -144,7 +144,9 @@ mod tests {
         let mut object = deployment(Value::Null);
         assert!(mutate(&mut object, Kind::Deployment, &Settings::default()));
         assert_eq!(
-            object.pointer("/spec/template/spec/topologySpreadConstraints").unwrap(),
+            object
+                .pointer("/spec/template/spec/topologySpreadConstraints")
+                .unwrap(),
             &json!([{
                 "maxSkew": 1,
                 "topologyKey": "topology.kubernetes.io/zone",
@@ -176,7 +178,10 @@ mod tests {
             .unwrap();
         assert_eq!(constraints.len(), 3);
         assert_eq!(constraints[0]["maxSkew"], 2);
-        assert_eq!(constraints[0]["matchLabelKeys"], json!(["pod-template-hash"]));
+        assert_eq!(
+            constraints[0]["matchLabelKeys"],
+            json!(["pod-template-hash"])
+        );
         assert!(constraints[1].get("matchLabelKeys").is_none());
         assert!(constraints[2].get("matchLabelKeys").is_none());
     }
@@ -194,20 +199,20 @@ mod tests {
         assert_eq!(constraint["whenUnsatisfiable"], "DoNotSchedule");
         assert!(constraint.get("matchLabelKeys").is_none());
 
-        let mut pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {}});
+        let mut pod =
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {}});
         assert!(!mutate(&mut pod, Kind::Pod, &settings));
     }
 
     #[test]
     fn without_a_selector_no_spread_is_invented() {
         let mut object = deployment(Value::Null);
-        object["spec"]
-            .as_object_mut()
-            .unwrap()
-            .remove("selector");
+        object["spec"].as_object_mut().unwrap().remove("selector");
         assert!(!mutate(&mut object, Kind::Deployment, &Settings::default()));
-        assert!(object
-            .pointer("/spec/template/spec/topologySpreadConstraints")
-            .is_none());
+        assert!(
+            object
+                .pointer("/spec/template/spec/topologySpreadConstraints")
+                .is_none()
+        );
     }
 }

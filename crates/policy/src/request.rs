@@ -257,9 +257,7 @@ impl Admission {
         };
         match self.kind {
             Some(Kind::Pod) | None => true,
-            Some(_) => {
-                old.get("spec").and_then(|s| s.get("template")) != self.template()
-            }
+            Some(_) => old.get("spec").and_then(|s| s.get("template")) != self.template(),
         }
     }
 

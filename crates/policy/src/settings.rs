@@ -303,9 +303,7 @@ impl Settings {
             }
         }
         if self.default_spread.topology_key.is_empty() {
-            return Err(String::from(
-                "defaultSpread.topologyKey: must not be empty",
-            ));
+            return Err(String::from("defaultSpread.topologyKey: must not be empty"));
         }
         if self.default_spread.max_skew < 1 {
             return Err(format!(
@@ -360,7 +358,10 @@ mod tests {
 
     #[test]
     fn empty_and_null_give_the_defaults() {
-        assert_eq!(Settings::from_json(&json!({})).unwrap(), Settings::default());
+        assert_eq!(
+            Settings::from_json(&json!({})).unwrap(),
+            Settings::default()
+        );
         assert_eq!(
             Settings::from_json(&serde_json::Value::Null).unwrap(),
             Settings::default()
@@ -408,11 +409,17 @@ mod tests {
         let cases = [
             (json!({"mdoe": "warn"}), "unknown field `mdoe`"),
             (json!({"mode": "silent"}), "unknown variant `silent`"),
-            (json!({"onUnparseable": "accept"}), "unknown variant `accept`"),
+            (
+                json!({"onUnparseable": "accept"}),
+                "unknown variant `accept`",
+            ),
             (json!({"maxSkew": 0}), "maxSkew: must be at least 1"),
             (json!({"maxSkew": "one"}), "invalid type"),
             (json!({"minZoneLossSurvival": 66}), "minZoneLossSurvival"),
-            (json!({"lintRules": ["no-such-rule"]}), "lintRules[0]: unknown rule"),
+            (
+                json!({"lintRules": ["no-such-rule"]}),
+                "lintRules[0]: unknown rule",
+            ),
             (
                 json!({"requiredTopologyKeys": [{"topologyKey": ""}]}),
                 "requiredTopologyKeys[0].topologyKey",
@@ -433,7 +440,10 @@ mod tests {
                 json!({"scope": {"gpuOnly": true, "gpuResources": []}}),
                 "scope.gpuResources",
             ),
-            (json!({"defaultSpread": {"maxSkew": 0}}), "defaultSpread.maxSkew"),
+            (
+                json!({"defaultSpread": {"maxSkew": 0}}),
+                "defaultSpread.maxSkew",
+            ),
             (json!([1, 2]), "settings: invalid type"),
         ];
         for (json, expected) in cases {
