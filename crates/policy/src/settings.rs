@@ -252,8 +252,17 @@ impl Settings {
     pub fn from_json(json: &serde_json::Value) -> Result<Settings, String> {
         let settings: Settings = if json.is_null() {
             Settings::default()
+        } else if !json.is_object() {
+            return Err(String::from("settings: must be a JSON object"));
         } else {
-            Settings::deserialize(json).map_err(|error| format!("settings: {error}"))?
+            serde_path_to_error::deserialize(json).map_err(|error| {
+                let path = error.path().to_string();
+                if path == "." {
+                    format!("settings: {}", error.inner())
+                } else {
+                    format!("{path}: {}", error.inner())
+                }
+            })?
         };
         settings.validate()?;
         Ok(settings)
@@ -414,7 +423,7 @@ mod tests {
                 "unknown variant `accept`",
             ),
             (json!({"maxSkew": 0}), "maxSkew: must be at least 1"),
-            (json!({"maxSkew": "one"}), "invalid type"),
+            (json!({"maxSkew": "one"}), "maxSkew: invalid type"),
             (json!({"minZoneLossSurvival": 66}), "minZoneLossSurvival"),
             (
                 json!({"lintRules": ["no-such-rule"]}),
@@ -444,7 +453,7 @@ mod tests {
                 json!({"defaultSpread": {"maxSkew": 0}}),
                 "defaultSpread.maxSkew",
             ),
-            (json!([1, 2]), "settings: invalid type"),
+            (json!([1, 2]), "settings: must be a JSON object"),
         ];
         for (json, expected) in cases {
             let error = Settings::from_json(&json).unwrap_err();
