@@ -26,14 +26,15 @@ pub fn repo() -> PathBuf {
 pub fn wasm_path() -> PathBuf {
     match std::env::var("SPREADLAB_POLICY_WASM") {
         Ok(path) => PathBuf::from(path),
-        Err(_) => panic!("set SPREADLAB_POLICY_WASM to the built policy (scripts/test-policy.sh does)"),
+        Err(_) => {
+            panic!("set SPREADLAB_POLICY_WASM to the built policy (scripts/test-policy.sh does)")
+        }
     }
 }
 
 /// Objects of a multi-document YAML file (a `kind: List` is flattened).
 pub fn yaml_objects(path: &Path) -> Vec<Value> {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut objects = Vec::new();
     for doc in serde_saphyr::from_multiple::<Value>(&text)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -59,25 +60,32 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    fn answer(&mut self, binding: &str, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, BoxError> {
+    fn answer(
+        &mut self,
+        binding: &str,
+        namespace: &str,
+        operation: &str,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, BoxError> {
         let request: Value = serde_json::from_slice(payload).unwrap_or(Value::Null);
-        self.calls
-            .push((format!("{binding}/{namespace}/{operation}"), request.clone()));
+        self.calls.push((
+            format!("{binding}/{namespace}/{operation}"),
+            request.clone(),
+        ));
         match (binding, namespace, operation) {
             ("kubewarden", "tracing", "log") => Ok(Vec::new()),
             ("kubewarden", "kubernetes", "list_resources_all") => {
-                let kind = request["kind"].as_str().ok_or("list_resources_all: no kind")?;
+                let kind = request["kind"]
+                    .as_str()
+                    .ok_or("list_resources_all: no kind")?;
                 let api_version = request["api_version"]
                     .as_str()
                     .ok_or("list_resources_all: no api_version")?;
                 if self.failing.iter().any(|k| k == kind) {
                     return Err(format!("{kind}: forbidden by RBAC (fixture)").into());
                 }
-                let items: Vec<&Value> = self
-                    .objects
-                    .iter()
-                    .filter(|o| o["kind"] == kind)
-                    .collect();
+                let items: Vec<&Value> =
+                    self.objects.iter().filter(|o| o["kind"] == kind).collect();
                 Ok(serde_json::to_vec(&json!({
                     "apiVersion": api_version,
                     "kind": format!("{kind}List"),
@@ -121,11 +129,13 @@ impl PolicyHost {
             config.epoch_interruption(true);
             let engine = wasmtime::Engine::new(&config)?;
             let ticks = (deadline.as_millis() / TICK.as_millis()).max(1) as u64;
-            builder = builder.engine(engine.clone()).enable_epoch_interruptions(EpochDeadlines {
-                // Module start-up is not what is measured: at least 2 s for it.
-                wapc_init: ticks.max(2000 / TICK.as_millis() as u64),
-                wapc_func: ticks,
-            });
+            builder = builder
+                .engine(engine.clone())
+                .enable_epoch_interruptions(EpochDeadlines {
+                    // Module start-up is not what is measured: at least 2 s for it.
+                    wapc_init: ticks.max(2000 / TICK.as_millis() as u64),
+                    wapc_func: ticks,
+                });
             let stop = stop.clone();
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
@@ -138,12 +148,14 @@ impl PolicyHost {
         let answering = cluster.clone();
         let host = WapcHost::new(
             Box::new(engine),
-            Some(Box::new(move |_id, binding, namespace, operation, payload| {
-                answering
-                    .lock()
-                    .map_err(|_| "poisoned")?
-                    .answer(binding, namespace, operation, payload)
-            })),
+            Some(Box::new(
+                move |_id, binding, namespace, operation, payload| {
+                    answering
+                        .lock()
+                        .map_err(|_| "poisoned")?
+                        .answer(binding, namespace, operation, payload)
+                },
+            )),
         )?;
         Ok(PolicyHost {
             host,
@@ -161,7 +173,11 @@ impl PolicyHost {
     }
 
     /// Calls a guest function with raw bytes.
-    pub fn call_raw(&self, operation: &str, payload: &[u8]) -> Result<Vec<u8>, wapc::errors::Error> {
+    pub fn call_raw(
+        &self,
+        operation: &str,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, wapc::errors::Error> {
         self.host.call(operation, payload)
     }
 
@@ -171,7 +187,10 @@ impl PolicyHost {
             .call_raw(operation, payload)
             .unwrap_or_else(|e| panic!("{operation}: guest error: {e}"));
         serde_json::from_slice(&answer).unwrap_or_else(|e| {
-            panic!("{operation}: answer is not JSON ({e}): {}", String::from_utf8_lossy(&answer))
+            panic!(
+                "{operation}: answer is not JSON ({e}): {}",
+                String::from_utf8_lossy(&answer)
+            )
         })
     }
 }
