@@ -133,6 +133,29 @@ fn rollout_that_stalls_is_rejected_and_a_relabel_is_not() {
     );
 }
 
+/// The same UPDATE judged on its end state (rejectPending): the three old pods go, and the three
+/// new ones fit one per zone on the GPUs the old ones held; without removing the old revision
+/// every GPU would look busy.
+#[test]
+fn update_with_a_new_template_is_judged_on_its_end_state() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    stored["settings"] = json!({});
+    assert_eq!(
+        decide_payload(stored.to_string().as_bytes(), &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+    // As a CREATE of a second Deployment with the same pods (another name), nothing is freed.
+    stored["request"]["operation"] = json!("CREATE");
+    stored["request"]["oldObject"] = Value::Null;
+    stored["request"]["object"]["metadata"]["name"] = json!("infer-two");
+    stored["request"]["object"]["spec"]["selector"]["matchLabels"]["app"] = json!("infer-two");
+    stored["request"]["object"]["spec"]["template"]["metadata"]["labels"]["app"] = json!("infer-two");
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &cluster)).to_owned();
+    assert!(message.contains("3 of 3 replicas would stay Pending"), "{message}");
+    assert!(message.contains("Insufficient nvidia.com/gpu"), "{message}");
+}
+
 /// tests/analyses/spread-three-zones.yaml: one replica per zone. Removing a zone, its replica is
 /// rescheduled (100%); an unreachable zone still counts as an empty domain under the default
 /// nodeTaintsPolicy, so the replacement stays Pending (66%).

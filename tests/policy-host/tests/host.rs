@@ -384,3 +384,30 @@ fn a_tiny_budget_interrupts_the_evaluation() {
     let payload = serde_json::to_vec(&json!({"settings": {}, "request": request})).unwrap();
     assert!(host.call_raw("validate", &payload).is_err());
 }
+
+/// The module's interface is what Kubewarden expects of a waPC policy built for wasm32-wasip1:
+/// exports `wapc_init`, `__guest_call`, `memory`; imports only waPC and five WASI functions.
+#[test]
+fn module_interface() {
+    use wasmtime_provider::wasmtime::{Engine, Module};
+    let module = Module::new(&Engine::default(), wasm()).expect("a valid module");
+    let mut exports: Vec<String> = module.exports().map(|e| e.name().to_owned()).collect();
+    exports.sort();
+    assert_eq!(exports, ["__guest_call", "memory", "wapc_init"]);
+    let imports: Vec<String> = module
+        .imports()
+        .map(|i| format!("{}.{}", i.module(), i.name()))
+        .collect();
+    assert!(
+        imports
+            .iter()
+            .all(|i| i.starts_with("wapc.") || i.starts_with("wasi_snapshot_preview1.")),
+        "{imports:?}"
+    );
+    let wasi = imports
+        .iter()
+        .filter(|i| i.starts_with("wasi_snapshot_preview1."))
+        .count();
+    assert!(wasi <= 5, "{imports:?}");
+    assert!(imports.contains(&String::from("wapc.__host_call")));
+}
