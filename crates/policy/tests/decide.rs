@@ -150,9 +150,13 @@ fn update_with_a_new_template_is_judged_on_its_end_state() {
     stored["request"]["oldObject"] = Value::Null;
     stored["request"]["object"]["metadata"]["name"] = json!("infer-two");
     stored["request"]["object"]["spec"]["selector"]["matchLabels"]["app"] = json!("infer-two");
-    stored["request"]["object"]["spec"]["template"]["metadata"]["labels"]["app"] = json!("infer-two");
+    stored["request"]["object"]["spec"]["template"]["metadata"]["labels"]["app"] =
+        json!("infer-two");
     let message = rejection(&decide_payload(stored.to_string().as_bytes(), &cluster)).to_owned();
-    assert!(message.contains("3 of 3 replicas would stay Pending"), "{message}");
+    assert!(
+        message.contains("3 of 3 replicas would stay Pending"),
+        "{message}"
+    );
     assert!(message.contains("Insufficient nvidia.com/gpu"), "{message}");
 }
 
