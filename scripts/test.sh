@@ -32,3 +32,6 @@ cargo test --workspace --no-fail-fast
 
 echo "== benchmarks compile (run them with: cargo bench -p spreadlab-bench)"
 cargo bench -q -p spreadlab-bench --no-run
+
+echo "== Kubewarden policy: wasm module in a real waPC host (scripts/test-policy.sh)"
+bash scripts/test-policy.sh
