@@ -24,8 +24,8 @@ export SPREADLAB_ORACLE="$ORACLE_BIN"
 echo "== oracle self-tests, every ported upstream table checked against the real plugins, and policies/vap in the real apiserver CEL code"
 (cd tests/oracle && go vet ./... && ORACLE_UPSTREAM=1 go test -count=1 ./...)
 
-echo "== policies/: Gatekeeper with the real gator (the VAP ran above with the oracle's tests)"
-bash scripts/test-policies.sh
+echo "== policies/: Gatekeeper (gator) and Kyverno (kyverno test); the VAP ran above with the oracle tests"
+bash scripts/test-gatekeeper-kyverno.sh
 
 echo "== tests"
 cargo test --workspace --no-fail-fast

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the gator Suite for policies/fixtures to stdout, from policies/fixtures/expected.yaml:
 # per fixture, the total number of violations and one assertion per rule ID expected (or not).
-# scripts/test-policies.sh checks that suite.yaml is this script's output, then runs
+# scripts/test-gatekeeper-kyverno.sh checks that suite.yaml is this script's output, then runs
 # `gator verify` on it.
 set -euo pipefail
 cd "$(dirname "$0")"

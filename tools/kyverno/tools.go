@@ -1,6 +1,6 @@
 //go:build tools
 
-// Package tools pins the Kyverno CLI that scripts/test-policies.sh builds (kyverno v1.19.1's own
+// Package tools pins the Kyverno CLI that scripts/test-gatekeeper-kyverno.sh builds (kyverno v1.19.1's own
 // go.mod, plus its one replace directive, which `go install pkg@version` refuses).
 package tools
 

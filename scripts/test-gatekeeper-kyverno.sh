@@ -33,8 +33,10 @@ diff -u policies/gatekeeper/suite.yaml <(bash policies/gatekeeper/gen-suite.sh) 
   { echo "policies/gatekeeper/suite.yaml is stale: bash policies/gatekeeper/gen-suite.sh > policies/gatekeeper/suite.yaml" >&2; exit 1; }
 echo "== gator verify policies/gatekeeper"
 "$GATOR" verify -v policies/gatekeeper
-echo "== policies/kyverno: kyverno-test.yaml is generated from policies/fixtures/expected.yaml"
-diff -u policies/kyverno/kyverno-test.yaml <(bash policies/kyverno/gen-test.sh) ||
-  { echo "policies/kyverno/kyverno-test.yaml is stale: bash policies/kyverno/gen-test.sh > policies/kyverno/kyverno-test.yaml" >&2; exit 1; }
+echo "== policies/kyverno: tests/*/kyverno-test.yaml are generated from policies/fixtures/expected.yaml"
+for which in validate mutate; do
+  diff -u "policies/kyverno/tests/$which/kyverno-test.yaml" <(bash policies/kyverno/gen-test.sh "$which") ||
+    { echo "policies/kyverno/tests/$which/kyverno-test.yaml is stale: bash policies/kyverno/gen-test.sh $which > policies/kyverno/tests/$which/kyverno-test.yaml" >&2; exit 1; }
+done
 echo "== kyverno test policies/kyverno"
-"$KYVERNO" test policies/kyverno --detailed-results
+"$KYVERNO" test policies/kyverno
