@@ -12,6 +12,7 @@ pub mod host;
 pub mod mutate;
 pub mod request;
 pub mod settings;
+pub mod slim;
 pub mod snapshot;
 
 pub use decide::{Decision, decide, decide_payload};

@@ -70,11 +70,26 @@ pub trait ClusterSource {
     fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError>;
 }
 
-/// The items of a Kubernetes List answer (`{"items": [...]}`).
+/// Sets `apiVersion` and `kind` on a List item that lacks them (the API server's List items
+/// carry none; the loader dispatches on `kind`).
+pub fn with_type(resource: Resource, mut item: Value) -> Value {
+    if let Value::Object(map) = &mut item {
+        map.entry("apiVersion")
+            .or_insert_with(|| Value::from(resource.api_version));
+        map.entry("kind")
+            .or_insert_with(|| Value::from(resource.kind));
+    }
+    item
+}
+
+/// The items of a Kubernetes List answer (`{"items": [...]}`), typed ([`with_type`]).
 pub fn list_items(resource: Resource, list: Value) -> Result<Vec<Value>, SourceError> {
     match list {
         Value::Object(mut map) => match map.remove("items") {
-            Some(Value::Array(items)) => Ok(items),
+            Some(Value::Array(items)) => Ok(items
+                .into_iter()
+                .map(|item| with_type(resource, item))
+                .collect()),
             Some(Value::Null) | None => Ok(Vec::new()),
             Some(_) => Err(SourceError {
                 resource,
@@ -126,11 +141,16 @@ impl ClusterSource for FixtureCluster {
                 message: String::from("fixture read failure"),
             });
         }
-        Ok(self
+        let objects = self
             .objects
             .iter()
             .filter(|o| o.get("kind").and_then(Value::as_str) == Some(resource.kind))
-            .cloned()
-            .collect())
+            .cloned();
+        // Pods as the host source slims them.
+        Ok(if resource == POD {
+            objects.map(crate::slim::slim_value).collect()
+        } else {
+            objects.collect()
+        })
     }
 }
