@@ -431,10 +431,21 @@ fn cluster_violations(
 ) -> Vec<String> {
     let options = options();
     let mut violations = Vec::new();
-    let rollout_update = admission.operation == Operation::Update && admission.template_changed();
-    // The state after this change has rolled out: on a template change the running replicas
-    // (the old revision) are replaced by new ones.
-    let end_state = if rollout_update && workload.kind != WorkloadKind::Pod {
+    // A template change replaces the running replicas only where a controller rolls out:
+    // Deployments, and StatefulSets unless `OnDelete` (a ReplicaSet keeps its pods).
+    let rolls_out = match workload.kind {
+        WorkloadKind::Deployment => true,
+        WorkloadKind::StatefulSet => !matches!(
+            workload.rollout.as_ref().map(|r| r.strategy),
+            Some(rollout::Strategy::OnDelete)
+        ),
+        _ => false,
+    };
+    let rollout_update =
+        rolls_out && admission.operation == Operation::Update && admission.template_changed();
+    // The state after this change has rolled out: the running replicas (the old revision) are
+    // replaced by new ones.
+    let end_state = if rollout_update {
         let old: BTreeSet<String> = workload
             .running_pods(cluster)
             .iter()
