@@ -114,7 +114,8 @@ pub struct FixtureCluster {
 }
 
 impl FixtureCluster {
-    /// A cluster of these objects (a `kind: List` is flattened).
+    /// A cluster of these objects (a `kind: List` is flattened; pods are slimmed once, as the
+    /// host source slims them: [`crate::slim`]).
     pub fn new(objects: impl IntoIterator<Item = Value>) -> FixtureCluster {
         let mut flat = Vec::new();
         for object in objects {
@@ -126,6 +127,16 @@ impl FixtureCluster {
                 flat.push(object);
             }
         }
+        let flat = flat
+            .into_iter()
+            .map(|object| {
+                if object.get("kind").and_then(Value::as_str) == Some(POD.kind) {
+                    crate::slim::slim_value(object)
+                } else {
+                    object
+                }
+            })
+            .collect();
         FixtureCluster {
             objects: flat,
             failing: Vec::new(),
@@ -141,16 +152,11 @@ impl ClusterSource for FixtureCluster {
                 message: String::from("fixture read failure"),
             });
         }
-        let objects = self
+        Ok(self
             .objects
             .iter()
             .filter(|o| o.get("kind").and_then(Value::as_str) == Some(resource.kind))
-            .cloned();
-        // Pods as the host source slims them.
-        Ok(if resource == POD {
-            objects.map(crate::slim::slim_value).collect()
-        } else {
-            objects.collect()
-        })
+            .cloned()
+            .collect())
     }
 }
