@@ -191,9 +191,14 @@ fn in_scope(admission: &Admission, settings: &Settings) -> bool {
     true
 }
 
+/// Most cluster objects (Nodes, Pods, ...) one evaluation reads; a bigger cluster is a problem
+/// (`onUnparseable`), never a partial snapshot.
+pub const MAX_CLUSTER_OBJECTS: usize = 200_000;
+
 fn load_options(namespace: &str) -> LoadOptions {
     LoadOptions {
         default_namespace: namespace.to_owned(),
+        max_documents: MAX_CLUSTER_OBJECTS + 1,
         ..LoadOptions::default()
     }
 }
@@ -293,17 +298,29 @@ pub fn evaluate(
         return Ok(outcome);
     }
 
-    let mut values = read_cluster(admission, settings, cluster)?;
-    let index = values.len();
-    values.push(object);
-    let loaded = spreadlab_k8s::load_values(
-        "cluster snapshot",
-        values,
-        &load_options(&admission.namespace),
-    );
-    let workload = match admitted_workload(&loaded, admission, kind, index) {
+    // The admitted object first: a load bound can never drop it.
+    let mut values = vec![object];
+    values.extend(read_cluster(admission, settings, cluster)?);
+    let options = load_options(&admission.namespace);
+    if values.len() > options.max_documents {
+        return Err(Problem::Cluster(SourceError {
+            resource: snapshot::POD,
+            message: format!(
+                "the cluster has {} objects, more than the {} the policy reads",
+                values.len() - 1,
+                options.max_documents - 1
+            ),
+        }));
+    }
+    let loaded = spreadlab_k8s::load_values("cluster snapshot", values, &options);
+    let workload = match admitted_workload(&loaded, admission, kind, 0) {
         Ok(Some(workload)) => workload,
-        Ok(None) => return Ok(outcome),
+        // It loaded alone: not finding it now is this policy's bug, never a silent accept.
+        Ok(None) => {
+            return Err(Problem::Object(String::from(
+                "the object loaded alone but not with the cluster snapshot",
+            )));
+        }
         Err(error) => return Err(Problem::Object(error)),
     };
     for violation in cluster_violations(admission, workload, &loaded.cluster, settings) {
@@ -414,10 +431,21 @@ fn cluster_violations(
 ) -> Vec<String> {
     let options = options();
     let mut violations = Vec::new();
-    let rollout_update = admission.operation == Operation::Update && admission.template_changed();
-    // The state after this change has rolled out: on a template change the running replicas
-    // (the old revision) are replaced by new ones.
-    let end_state = if rollout_update && workload.kind != WorkloadKind::Pod {
+    // A template change replaces the running replicas only where a controller rolls out:
+    // Deployments, and StatefulSets unless `OnDelete` (a ReplicaSet keeps its pods).
+    let rolls_out = match workload.kind {
+        WorkloadKind::Deployment => true,
+        WorkloadKind::StatefulSet => !matches!(
+            workload.rollout.as_ref().map(|r| r.strategy),
+            Some(rollout::Strategy::OnDelete)
+        ),
+        _ => false,
+    };
+    let rollout_update =
+        rolls_out && admission.operation == Operation::Update && admission.template_changed();
+    // The state after this change has rolled out: the running replicas (the old revision) are
+    // replaced by new ones.
+    let end_state = if rollout_update {
         let old: BTreeSet<String> = workload
             .running_pods(cluster)
             .iter()

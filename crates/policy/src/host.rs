@@ -6,6 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::slim::{SlimPod, SlimPodList};
 use crate::snapshot::{self, ClusterSource, Resource, SourceError};
 
 /// The waPC binding, namespace and operation of the call.
@@ -43,6 +44,12 @@ impl ClusterSource for HostCluster {
         let answer =
             kubewarden_policy_sdk::wapc_guest::host_call(binding, namespace, operation, &request)
                 .map_err(|e| error(format!("host call failed: {e}")))?;
+        if resource == snapshot::POD {
+            // Parsed straight into the fields scheduling reads (crate::slim).
+            let list: SlimPodList = serde_json::from_slice(&answer)
+                .map_err(|e| error(format!("the host's answer is not a PodList: {e}")))?;
+            return Ok(list.items.into_iter().map(SlimPod::into_value).collect());
+        }
         let list: Value = serde_json::from_slice(&answer)
             .map_err(|e| error(format!("the host's answer is not JSON: {e}")))?;
         snapshot::list_items(resource, list)

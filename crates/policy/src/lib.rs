@@ -12,6 +12,7 @@ pub mod host;
 pub mod mutate;
 pub mod request;
 pub mod settings;
+pub mod slim;
 pub mod snapshot;
 
 pub use decide::{Decision, decide, decide_payload};
@@ -94,5 +95,45 @@ pub fn settings_response(payload: &[u8]) -> SettingsValidationResponse {
             valid: false,
             message: Some(message),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn responses_have_kubewardens_shape() {
+        let reject = serde_json::to_value(response(Decision::Reject {
+            message: "no".into(),
+        }))
+        .unwrap();
+        assert_eq!(reject["accepted"], false);
+        assert_eq!(reject["code"], 400);
+        assert_eq!(reject["message"], "no");
+        let accept = serde_json::to_value(response(Decision::Accept { warnings: vec![] })).unwrap();
+        assert_eq!(accept["accepted"], true);
+        assert!(accept["warnings"].is_null());
+        let mutate = serde_json::to_value(response(Decision::Mutate {
+            object: json!({"kind": "Deployment"}),
+            warnings: vec!["w".into()],
+        }))
+        .unwrap();
+        assert_eq!(mutate["mutated_object"]["kind"], "Deployment");
+        assert_eq!(mutate["warnings"], json!(["w"]));
+    }
+
+    #[test]
+    fn settings_answers() {
+        assert!(settings_response(b"{}").valid);
+        assert!(settings_response(b"null").valid);
+        let bad = settings_response(b"{\"maxSkew\": 0}");
+        assert!(!bad.valid);
+        assert_eq!(
+            bad.message.as_deref(),
+            Some("maxSkew: must be at least 1, got 0")
+        );
+        assert!(!settings_response(b"{oops").valid);
     }
 }

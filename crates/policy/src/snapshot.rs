@@ -70,11 +70,26 @@ pub trait ClusterSource {
     fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError>;
 }
 
-/// The items of a Kubernetes List answer (`{"items": [...]}`).
+/// Sets `apiVersion` and `kind` on a List item that lacks them (the API server's List items
+/// carry none; the loader dispatches on `kind`).
+pub fn with_type(resource: Resource, mut item: Value) -> Value {
+    if let Value::Object(map) = &mut item {
+        map.entry("apiVersion")
+            .or_insert_with(|| Value::from(resource.api_version));
+        map.entry("kind")
+            .or_insert_with(|| Value::from(resource.kind));
+    }
+    item
+}
+
+/// The items of a Kubernetes List answer (`{"items": [...]}`), typed ([`with_type`]).
 pub fn list_items(resource: Resource, list: Value) -> Result<Vec<Value>, SourceError> {
     match list {
         Value::Object(mut map) => match map.remove("items") {
-            Some(Value::Array(items)) => Ok(items),
+            Some(Value::Array(items)) => Ok(items
+                .into_iter()
+                .map(|item| with_type(resource, item))
+                .collect()),
             Some(Value::Null) | None => Ok(Vec::new()),
             Some(_) => Err(SourceError {
                 resource,
@@ -99,7 +114,8 @@ pub struct FixtureCluster {
 }
 
 impl FixtureCluster {
-    /// A cluster of these objects (a `kind: List` is flattened).
+    /// A cluster of these objects (a `kind: List` is flattened; pods are slimmed once, as the
+    /// host source slims them: [`crate::slim`]).
     pub fn new(objects: impl IntoIterator<Item = Value>) -> FixtureCluster {
         let mut flat = Vec::new();
         for object in objects {
@@ -111,6 +127,16 @@ impl FixtureCluster {
                 flat.push(object);
             }
         }
+        let flat = flat
+            .into_iter()
+            .map(|object| {
+                if object.get("kind").and_then(Value::as_str) == Some(POD.kind) {
+                    crate::slim::slim_value(object)
+                } else {
+                    object
+                }
+            })
+            .collect();
         FixtureCluster {
             objects: flat,
             failing: Vec::new(),

@@ -349,3 +349,29 @@ fn lint_rules_are_enforced_by_id() {
         "{message}"
     );
 }
+
+/// A ReplicaSet does not replace its pods when its template changes: an UPDATE keeps them, so
+/// nothing is freed and nothing new is placed.
+#[test]
+fn replica_set_template_change_keeps_its_pods() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    stored["settings"] = json!({"scope": {"checkControlledObjects": true}});
+    for side in ["object", "oldObject"] {
+        stored["request"][side]["kind"] = json!("ReplicaSet");
+        stored["request"][side]["metadata"]["name"] = json!("infer-6d4cf56db6");
+    }
+    stored["request"]["kind"]["kind"] = json!("ReplicaSet");
+    // The running pods are its replicas (selector app=infer): none missing, accepted.
+    assert_eq!(
+        decide_payload(stored.to_string().as_bytes(), &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+    // Scaled to 4 with the GPUs still held by its own pods: the fourth stays Pending.
+    stored["request"]["object"]["spec"]["replicas"] = json!(4);
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &cluster)).to_owned();
+    assert!(
+        message.contains("1 of 4 replicas would stay Pending"),
+        "{message}"
+    );
+}

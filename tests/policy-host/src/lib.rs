@@ -57,10 +57,25 @@ pub struct Cluster {
     pub failing: Vec<String>,
     /// Every host call received: `binding/namespace/operation` and the payload.
     pub calls: Vec<(String, Value)>,
+    /// Time spent answering host calls (building and serialising the lists).
+    pub answering: Duration,
 }
 
 impl Cluster {
     fn answer(
+        &mut self,
+        binding: &str,
+        namespace: &str,
+        operation: &str,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, BoxError> {
+        let start = std::time::Instant::now();
+        let answer = self.answer_call(binding, namespace, operation, payload);
+        self.answering += start.elapsed();
+        answer
+    }
+
+    fn answer_call(
         &mut self,
         binding: &str,
         namespace: &str,

@@ -231,6 +231,13 @@ fn malformed_input_and_failed_reads_are_rejected_not_trapped() {
 /// in 20 namespaces, a quarter with a zone spread, one in eight holding a GPU), and a GPU
 /// Deployment of 30 replicas with a hard zone spread.
 fn big_cluster() -> (Vec<Value>, Value) {
+    big_cluster_with(false)
+}
+
+/// [`big_cluster`]; `realistic` gives each pod what `kubectl get pod -o json` shows besides
+/// scheduling fields (annotations, env, probes, volumes, status conditions and container
+/// statuses; about 3 KB of JSON instead of 0.9 KB).
+fn big_cluster_with(realistic: bool) -> (Vec<Value>, Value) {
     let mut objects = Vec::new();
     let zones = ["zone-a", "zone-b", "zone-c"];
     for n in 0..1000 {
@@ -269,14 +276,18 @@ fn big_cluster() -> (Vec<Value>, Value) {
                 "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
                 "labelSelector": {"matchLabels": {"app": app}}}]);
         }
-        objects.push(json!({
+        let mut pod = json!({
             "apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": format!("{app}-{p}"), "namespace": namespace,
                 "labels": {"app": app, "pod-template-hash": "abc123"},
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-abc123"), "uid": "u", "controller": true}]},
             "spec": spec,
             "status": {"phase": "Running"}
-        }));
+        });
+        if realistic {
+            add_realistic_fields(&mut pod, p);
+        }
+        objects.push(pod);
     }
     for ns in 0..20 {
         let name = format!("team-{ns}");
@@ -302,13 +313,63 @@ fn big_cluster() -> (Vec<Value>, Value) {
     (objects, request)
 }
 
+fn add_realistic_fields(pod: &mut Value, p: usize) {
+    let meta = &mut pod["metadata"];
+    meta["uid"] = json!(format!("5f0c6d1e-0000-4000-8000-{p:012}"));
+    meta["resourceVersion"] = json!(format!("{}", 1_000_000 + p));
+    meta["creationTimestamp"] = json!("2026-11-30T10:00:00Z");
+    meta["generateName"] = json!("svc-abc123-");
+    meta["annotations"] = json!({"prometheus.io/scrape": "true", "prometheus.io/port": "9090",
+        "kubectl.kubernetes.io/restartedAt": "2026-11-30T09:59:00Z"});
+    let spec = &mut pod["spec"];
+    let container = &mut spec["containers"][0];
+    container["env"] = Value::Array(
+        (0..10)
+            .map(|i| json!({"name": format!("SETTING_{i}"), "value": format!("value-{i}-{p}")}))
+            .collect(),
+    );
+    container["ports"] = json!([{"containerPort": 8080, "name": "http", "protocol": "TCP"}]);
+    container["volumeMounts"] = json!([{"name": "config", "mountPath": "/etc/app"},
+        {"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}]);
+    container["readinessProbe"] = json!({"httpGet": {"path": "/ready", "port": 8080, "scheme": "HTTP"},
+        "periodSeconds": 10, "timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3});
+    container["imagePullPolicy"] = json!("IfNotPresent");
+    container["terminationMessagePath"] = json!("/dev/termination-log");
+    spec["volumes"] = json!([{"name": "config", "configMap": {"name": "app-config", "defaultMode": 420}},
+        {"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}]}}]);
+    spec["serviceAccountName"] = json!("default");
+    spec["restartPolicy"] = json!("Always");
+    spec["dnsPolicy"] = json!("ClusterFirst");
+    spec["terminationGracePeriodSeconds"] = json!(30);
+    spec["schedulerName"] = json!("default-scheduler");
+    spec["enableServiceLinks"] = json!(true);
+    pod["status"] = json!({
+        "phase": "Running", "qosClass": "Burstable", "podIP": "10.0.0.1", "hostIP": "192.168.0.1",
+        "startTime": "2026-11-30T10:00:01Z",
+        "conditions": [
+            {"type": "PodReadyToStartContainers", "status": "True", "lastTransitionTime": "2026-11-30T10:00:03Z"},
+            {"type": "Initialized", "status": "True", "lastTransitionTime": "2026-11-30T10:00:01Z"},
+            {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-30T10:00:10Z"},
+            {"type": "ContainersReady", "status": "True", "lastTransitionTime": "2026-11-30T10:00:10Z"},
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-11-30T10:00:00Z"}],
+        "containerStatuses": [{"name": "main", "ready": true, "restartCount": 0, "started": true,
+            "image": "registry.example/app:1.0", "imageID": "registry.example/app@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "containerID": "containerd://0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            "state": {"running": {"startedAt": "2026-11-30T10:00:02Z"}}, "lastState": {}}]
+    });
+}
+
 /// Runs `validate` up to 5 times under `budget` (epoch interruption, as the policy-server
 /// enforces its timeout) until 3 runs finish; returns the times of the finished runs and how
 /// many were interrupted.
 fn timed_runs(host: &PolicyHost, payload: &[u8], label: &str) -> (Vec<Duration>, usize) {
     let mut within = Vec::new();
+    let mut answering = Vec::new();
     let mut interrupted = 0;
     for _ in 0..5 {
+        host.cluster.lock().unwrap().answering = Duration::ZERO;
         let start = Instant::now();
         let answer = host.call_raw("validate", payload);
         let elapsed = start.elapsed();
@@ -317,6 +378,7 @@ fn timed_runs(host: &PolicyHost, payload: &[u8], label: &str) -> (Vec<Duration>,
                 let response: Value = serde_json::from_slice(&answer).unwrap();
                 assert_eq!(response["accepted"], true, "{label}: {response}");
                 within.push(elapsed);
+                answering.push(host.cluster.lock().unwrap().answering);
                 if within.len() == 3 {
                     break;
                 }
@@ -328,8 +390,9 @@ fn timed_runs(host: &PolicyHost, payload: &[u8], label: &str) -> (Vec<Duration>,
         }
     }
     println!(
-        "evaluation on 1,000 nodes / 10,000 pods, {label}: finished runs {:?} ms, interrupted {interrupted}",
-        within.iter().map(|t| t.as_millis()).collect::<Vec<_>>()
+        "evaluation on 1,000 nodes / 10,000 pods, {label}: finished runs {:?} ms (of which the host answering list calls {:?} ms), interrupted {interrupted}",
+        within.iter().map(|t| t.as_millis()).collect::<Vec<_>>(),
+        answering.iter().map(|t| t.as_millis()).collect::<Vec<_>>()
     );
     (within, interrupted)
 }
@@ -370,6 +433,25 @@ fn evaluation_time_on_1000_nodes_and_10000_pods() {
         &host,
         &payload,
         "every cluster check (pending, min domains, zone-loss survival, 5 lint rules), 5 s budget",
+    );
+    assert!(!within.is_empty(), "every run exceeded 5 s");
+
+    // Pods as a real cluster's cache holds them (about 3 KB of JSON each): reported under a
+    // 5 s budget.
+    let (objects, request) = big_cluster_with(true);
+    let bytes: usize = objects
+        .iter()
+        .filter(|o| o["kind"] == "Pod")
+        .map(|o| o.to_string().len())
+        .sum();
+    println!("realistic pods: {} bytes of Pod JSON", bytes);
+    let host = PolicyHost::new(wasm(), Some(Duration::from_secs(5))).expect("the module loads");
+    host.set_cluster(objects);
+    let payload = serde_json::to_vec(&json!({"settings": {}, "request": request})).unwrap();
+    let (within, _) = timed_runs(
+        &host,
+        &payload,
+        "default settings, realistic pods (~3 KB each), 5 s budget",
     );
     assert!(!within.is_empty(), "every run exceeded 5 s");
 }

@@ -1,0 +1,109 @@
+//! Slimmed pods (`spreadlab_policy::slim`) convert exactly like whole ones: on every seed cluster
+//! and analysis fixture, and on a pod carrying every scheduling field, the loader's cluster from
+//! slimmed pods equals the one from the originals.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use spreadlab_k8s::{LoadOptions, load_values};
+use spreadlab_policy::slim::{SlimPodList, slim_value};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn objects(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut out = Vec::new();
+    for doc in serde_saphyr::from_multiple::<Value>(&text).unwrap() {
+        if doc["kind"] == "List" {
+            out.extend(doc["items"].as_array().cloned().unwrap_or_default());
+        } else if !doc.is_null() {
+            out.push(doc);
+        }
+    }
+    out
+}
+
+fn bound_pods(objects: &[Value]) -> Vec<Value> {
+    objects
+        .iter()
+        .filter(|o| o["kind"] == "Pod" && o["spec"]["nodeName"].is_string())
+        .cloned()
+        .collect()
+}
+
+fn assert_same_conversion(name: &str, pods: Vec<Value>) {
+    let options = LoadOptions::default();
+    let whole = load_values(name, pods.clone(), &options);
+    let slim = load_values(name, pods.into_iter().map(slim_value).collect(), &options);
+    assert_eq!(whole.cluster.pods, slim.cluster.pods, "{name}");
+    assert_eq!(whole.errors.len(), slim.errors.len(), "{name}");
+}
+
+#[test]
+fn seed_clusters_convert_the_same() {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(repo().join("tests/scenarios")).unwrap() {
+        files.push(entry.unwrap().path().join("cluster.yaml"));
+    }
+    for entry in std::fs::read_dir(repo().join("tests/analyses")).unwrap() {
+        files.push(entry.unwrap().path());
+    }
+    let mut pods = 0;
+    for file in files {
+        let bound = bound_pods(&objects(&file));
+        pods += bound.len();
+        assert_same_conversion(&file.display().to_string(), bound);
+    }
+    assert!(pods > 50, "{pods} pods compared");
+}
+
+#[test]
+fn every_scheduling_field_survives() {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "labels": {"app": "a"},
+            "annotations": {"x": "y"}, "deletionTimestamp": "2026-01-01T00:00:00Z",
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u", "controller": true}]},
+        "spec": {
+            "nodeName": "n1", "priority": 7, "priorityClassName": "high", "preemptionPolicy": "Never",
+            "overhead": {"cpu": "100m"}, "resources": {"requests": {"cpu": "1"}},
+            "nodeSelector": {"disk": "ssd"}, "hostNetwork": true, "schedulingGates": [{"name": "g"}],
+            "containers": [{"name": "c", "image": "i:1", "env": [{"name": "A", "value": "b"}],
+                "resources": {"requests": {"cpu": "2", "nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}},
+                "ports": [{"containerPort": 80, "hostPort": 8080, "hostIP": "10.0.0.1", "protocol": "UDP"}]}],
+            "initContainers": [{"name": "s", "image": "side:1", "restartPolicy": "Always",
+                "resources": {"requests": {"memory": "1Gi"}}}],
+            "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "a"}}, "topologyKey": "kubernetes.io/hostname"}]},
+                "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}},
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "a"}}, "minDomains": 2, "matchLabelKeys": ["pod-template-hash"]}],
+            "volumes": [{"name": "v", "emptyDir": {}}]
+        },
+        "status": {"phase": "Running", "nominatedNodeName": "n2", "startTime": "2026-01-01T00:00:00Z",
+            "conditions": [{"type": "Ready", "status": "True"}]}
+    });
+    assert_same_conversion("full pod", vec![pod.clone()]);
+    let slim = slim_value(pod);
+    assert!(slim["spec"].get("volumes").is_none());
+    assert!(slim["status"].get("conditions").is_none());
+    assert!(slim["spec"]["containers"][0].get("env").is_none());
+}
+
+#[test]
+fn list_items_without_type_get_it() {
+    let list: SlimPodList = serde_json::from_value(json!({
+        "apiVersion": "v1", "kind": "PodList",
+        "items": [{"metadata": {"name": "p", "namespace": "ns"}, "spec": {"nodeName": "n", "containers": [{"name": "c"}]}}]
+    }))
+    .unwrap();
+    let pod = list.items.into_iter().next().unwrap().into_value();
+    assert_eq!(pod["kind"], "Pod");
+    assert_eq!(pod["apiVersion"], "v1");
+    let empty: SlimPodList = serde_json::from_value(json!({"items": null})).unwrap();
+    assert!(empty.items.is_empty());
+}
