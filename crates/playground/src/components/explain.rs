@@ -128,11 +128,13 @@ fn spread_chart(
         .unwrap_or(1)
         + 1;
     let domains: Vec<(&String, &i64)> = spread.domains.iter().take(24).collect();
+    // Bars on the left, line labels in a margin on the right.
     let width = 320.0;
+    let plot = 236.0;
     let height = 150.0;
     let base = height - 28.0;
     let scale = (base - 10.0) / top as f64;
-    let slot = width / domains.len().max(1) as f64;
+    let slot = plot / domains.len().max(1) as f64;
     let y = |value: i64| base - value as f64 * scale;
     let title = format!(
         "{}: maxSkew {}, minDomains {}{}, global minimum {}",
@@ -169,10 +171,11 @@ fn spread_chart(
                         </g>
                     }
                 }) }
-                <line class="minimum" x1="0" x2={width.to_string()} y1={y(spread.global_minimum).to_string()} y2={y(spread.global_minimum).to_string()} />
-                <text class="line-label" x="2" y={(y(spread.global_minimum) - 2.0).to_string()}>{ format!("global min {}", spread.global_minimum) }</text>
-                <line class="limit" x1="0" x2={width.to_string()} y1={y(limit).to_string()} y2={y(limit).to_string()} />
-                <text class="line-label limit-label" x={(width - 2.0).to_string()} y={(y(limit) - 2.0).to_string()}>{ format!("min + maxSkew = {limit}") }</text>
+                <line class="minimum" x1="0" x2={plot.to_string()} y1={y(spread.global_minimum).to_string()} y2={y(spread.global_minimum).to_string()} />
+                <text class="line-label" x={(plot + 4.0).to_string()} y={(y(spread.global_minimum) + 10.0).to_string()}>{ format!("global min {}", spread.global_minimum) }</text>
+                <line class="limit" x1="0" x2={plot.to_string()} y1={y(limit).to_string()} y2={y(limit).to_string()} />
+                <text class="line-label limit-label" x={(plot + 4.0).to_string()} y={(y(limit) - 2.0).to_string()}>{ format!("limit {limit}") }</text>
+                <text class="line-label" x={(plot + 4.0).to_string()} y={(y(limit) + 8.0).to_string()}>{ "= min + maxSkew" }</text>
             </svg>
             <p class="formula">{ format!("A domain is allowed when its count{} − {} ≤ {}.",
                 if spread.self_match { " + 1 (the pod matches its own selector)" } else { "" },
