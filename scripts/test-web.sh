@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}"
 bash scripts/setup.sh --web-test
-cargo xtask web
+cargo xtask web   # also builds xtask's wasm-bindgen-test-runner (same package)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server "$PORT" --bind 127.0.0.1 --directory dist/playground >/dev/null 2>&1 &
 SERVER=$!
@@ -17,3 +17,8 @@ for _ in $(seq 50); do
 done
 echo "== playground e2e (Playwright, system Chromium) on http://127.0.0.1:$PORT/"
 (cd tests/e2e && URL="http://127.0.0.1:$PORT/" ARTIFACTS="$PWD/artifacts" node --test --test-concurrency=1 playground.test.mjs)
+
+echo "== wasm-bindgen-test in headless Chromium (chromedriver from apt)"
+cargo build -q --release -p xtask --bin wasm-bindgen-test-runner
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$CARGO_TARGET_DIR/release/wasm-bindgen-test-runner" \
+  cargo test -q -p spreadlab-playground --target wasm32-unknown-unknown --test browser

@@ -162,7 +162,12 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await settled(page);
   assert.match(await page.textContent('#summary'), /100 nodes · 200 pods placed · 0 Pending/);
   const before = await page.locator('#input').boundingBox();
-  // Type 10 characters into a comment; measure the longest gap between keystrokes.
+  // Type 10 characters into a comment; record main-thread long tasks (> 50 ms) meanwhile.
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration)))
+      .observe({ type: 'longtask' });
+  });
   await page.focus('#input');
   await page.keyboard.press('Control+End');
   const started = Date.now();
@@ -172,6 +177,10 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   const after = await page.locator('#input').boundingBox();
   assert.deepEqual(after, before);
   const ms = Number(await page.getAttribute('#summary', 'data-sim-ms'));
-  console.log(`# re-simulation of 100 nodes / 200 pods: ${ms} ms; 10 keystrokes (30 ms apart) took ${typing} ms`);
+  const longTasks = await page.evaluate(() => window.longTasks);
+  console.log(`# re-simulation of 100 nodes / 200 pods: ${ms} ms; 10 keystrokes (30 ms apart) took ${typing} ms; ` +
+    `main-thread tasks over 50 ms meanwhile: [${longTasks.map(Math.round).join(', ')}]`);
+  await loadExample(page, 'large-120-nodes-zone-spread');
+  console.log(`# re-simulation of the 120-node example: ${await page.getAttribute('#summary', 'data-sim-ms')} ms`);
   await shot(page, 'large-cluster');
 });

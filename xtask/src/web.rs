@@ -91,7 +91,7 @@ fn build(root: &Path, args: &WebArgs) -> Result<(), String> {
     let bound_size = file_size(&bound)?;
     if !args.dev && !args.no_opt {
         match wasm_opt(root) {
-            Some(tool) => optimize(&tool, &bound)?,
+            Some(tool) => optimize_cached(&tool, &bound, &target_dir.join("web-opt-cache"))?,
             None => eprintln!(
                 "web: wasm-opt not found (npm binaryen: `bash scripts/setup.sh --web-test`); wasm left as bound"
             ),
@@ -126,6 +126,26 @@ fn wasm_opt(root: &Path) -> Option<PathBuf> {
     }
     let local = root.join("tests/e2e/node_modules/.bin/wasm-opt");
     local.is_file().then_some(local)
+}
+
+/// wasm-opt is the slow step (about a minute here): its output is kept per input digest, so a
+/// rebuild whose wasm did not change reuses it.
+fn optimize_cached(tool: &Path, wasm: &Path, cache: &Path) -> Result<(), String> {
+    use std::hash::{Hash, Hasher};
+    let bytes = std::fs::read(wasm).map_err(|e| format!("{}: {e}", wasm.display()))?;
+    // SipHash with fixed keys: the same digest on every run of the same toolchain.
+    let mut hasher = std::hash::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    let cached = cache.join(format!("{:016x}.wasm", hasher.finish()));
+    if cached.is_file() {
+        std::fs::copy(&cached, wasm).map_err(|e| format!("{}: {e}", cached.display()))?;
+        eprintln!("web: wasm-opt output reused ({})", cached.display());
+        return Ok(());
+    }
+    optimize(tool, wasm)?;
+    std::fs::create_dir_all(cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+    std::fs::copy(wasm, &cached).map_err(|e| format!("{}: {e}", cached.display()))?;
+    Ok(())
 }
 
 fn optimize(tool: &Path, wasm: &Path) -> Result<(), String> {

@@ -15,19 +15,15 @@ pub mod model;
 pub mod share;
 pub mod state;
 
-/// Mounts the app on `<div id="app">` (or the body) when the wasm module starts.
+/// Mounts the app on `<div id="app">` when the wasm module starts (pages without one, such as
+/// the wasm-bindgen-test harness, mount it themselves).
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn start() {
-    let root = web_sys::window()
+    if let Some(root) = web_sys::window()
         .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("app"));
-    match root {
-        Some(root) => {
-            yew::Renderer::<app::App>::with_root(root).render();
-        }
-        None => {
-            yew::Renderer::<app::App>::new().render();
-        }
+        .and_then(|d| d.get_element_by_id("app"))
+    {
+        yew::Renderer::<app::App>::with_root(root).render();
     }
 }
