@@ -62,11 +62,10 @@ fn initial_state() -> State {
         .ok()
         .flatten()
         .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
+        .filter(|text| !text.trim().is_empty())
     {
-        if !text.trim().is_empty() {
-            state.text = text;
-            state.example = None;
-        }
+        state.text = text;
+        state.example = None;
     }
     state
 }
@@ -117,12 +116,12 @@ fn export(text: &str) {
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
         return;
     };
-    if let Ok(element) = document.create_element("a") {
-        if let Ok(anchor) = element.dyn_into::<web_sys::HtmlAnchorElement>() {
-            anchor.set_href(&url);
-            anchor.set_download("scenario.yaml");
-            anchor.click();
-        }
+    if let Ok(element) = document.create_element("a")
+        && let Ok(anchor) = element.dyn_into::<web_sys::HtmlAnchorElement>()
+    {
+        anchor.set_href(&url);
+        anchor.set_download("scenario.yaml");
+        anchor.click();
     }
     let _ = web_sys::Url::revoke_object_url(&url);
 }

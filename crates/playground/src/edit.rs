@@ -173,10 +173,11 @@ fn owner_of(lines: &[&str], at: usize) -> String {
     let mut name = None;
     for line in &lines[start..=at] {
         let trimmed = line.trim();
-        if kind.is_none() && indent_of(line) == 0 {
-            if let Some(value) = trimmed.strip_prefix("kind:") {
-                kind = Some(strip_comment(value).trim().to_string());
-            }
+        if kind.is_none()
+            && indent_of(line) == 0
+            && let Some(value) = trimmed.strip_prefix("kind:")
+        {
+            kind = Some(strip_comment(value).trim().to_string());
         }
         if name.is_none() {
             if let Some(rest) = trimmed.strip_prefix("metadata: {") {
@@ -185,10 +186,10 @@ fn owner_of(lines: &[&str], at: usize) -> String {
                     .filter_map(|e| split_key_value(e))
                     .find(|(k, _)| k == "name")
                     .map(|(_, v)| v);
-            } else if indent_of(line) == 2 {
-                if let Some(value) = trimmed.strip_prefix("name:") {
-                    name = Some(strip_comment(value).trim().to_string());
-                }
+            } else if indent_of(line) == 2
+                && let Some(value) = trimmed.strip_prefix("name:")
+            {
+                name = Some(strip_comment(value).trim().to_string());
             }
         }
     }
@@ -284,8 +285,8 @@ fn block_fields(lines: &[&str], item: &Item) -> Vec<(usize, String, String)> {
                 // A block list or mapping below.
                 let mut entries = Vec::new();
                 let mut below = index + 1;
-                while below < item.end && indent_of(lines[below]) > item.column
-                    || below < item.end && is_blank_or_comment(lines[below])
+                while below < item.end
+                    && (indent_of(lines[below]) > item.column || is_blank_or_comment(lines[below]))
                 {
                     if let Some(entry) = lines[below].trim().strip_prefix("- ") {
                         entries.push(strip_comment(entry).to_string());

@@ -226,9 +226,11 @@ mod tests {
 
     #[test]
     fn loading_an_example_resets_selection() {
-        let mut state = State::default();
-        state.selected_pod = Some("default/a".into());
-        state.fail = Some(FailTarget::Zone("zone-a".into()));
+        let state = State {
+            selected_pod: Some("default/a".into()),
+            fail: Some(FailTarget::Zone("zone-a".into())),
+            ..State::default()
+        };
         let loaded = reduce(state, Action::LoadExample("control-plane-only-zone".into()));
         assert_eq!(loaded.example, Some("control-plane-only-zone"));
         assert_eq!(loaded.selected_pod, None);

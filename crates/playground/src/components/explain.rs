@@ -298,8 +298,11 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
     let pod_view = match (props.selected_pod.as_deref(), decision) {
         (None, _) => html! {
             <p class="muted" id="pod-help">{
-                if analysis.pending.is_empty() { "Click a pod to see where and why it was placed." }
-                else { "Click a Pending pod (top of the cluster) to see exactly why." }
+                match (&props.selected_node, analysis.pending.is_empty()) {
+                    (Some(node), _) => format!("Node {node} selected: now click a pod to see every plugin's verdict and score for it on {node}."),
+                    (None, true) => "Click a pod to see where and why it was placed.".to_string(),
+                    (None, false) => "Click a Pending pod (top of the cluster) to see exactly why.".to_string(),
+                }
             }</p>
         },
         (Some(key), None) => {
