@@ -97,6 +97,21 @@ test('failing a zone shows where the replacements go', async () => {
   await shot(page, 'what-if-rollout');
 });
 
+test('a load error is listed with its line and the loader message', async () => {
+  const page = await open();
+  const before = await page.locator('#input').boundingBox();
+  await page.fill('#input', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: [oops\n');
+  await settled(page);
+  const error = page.locator('#issues .error');
+  assert.equal(await error.count(), 1);
+  assert.match(await error.locator('.issue-line').textContent(), /^line \d+$/);
+  assert.match(await error.locator('.issue-message').textContent(), /scenario\.yaml/);
+  assert.deepEqual(await page.locator('#input').boundingBox(), before);
+  await error.locator('.issue-line').click();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
+  await shot(page, 'load-error');
+});
+
 test('a shared link opens the same scenario in a fresh page', async () => {
   const page = await open();
   await loadExample(page, 'control-plane-only-zone');

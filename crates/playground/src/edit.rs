@@ -453,6 +453,87 @@ pub fn set_replicas(text: &str, index: usize, value: i64) -> Option<String> {
     Some(lines.join("\n"))
 }
 
+/// Strategy presets the controls offer (the `strategy:` value written, as a flow mapping).
+pub const STRATEGIES: [(&str, &str); 4] = [
+    (
+        "RollingUpdate maxSurge 25%, maxUnavailable 25% (the default)",
+        "{type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}",
+    ),
+    (
+        "RollingUpdate maxSurge 1, maxUnavailable 0",
+        "{type: RollingUpdate, rollingUpdate: {maxSurge: 1, maxUnavailable: 0}}",
+    ),
+    (
+        "RollingUpdate maxSurge 0, maxUnavailable 1",
+        "{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}",
+    ),
+    ("Recreate", "{type: Recreate}"),
+];
+
+/// The document (lines `start..end`) around line `at`.
+fn document_bounds(lines: &[&str], at: usize) -> (usize, usize) {
+    let mut start = at;
+    while start > 0 && lines[start - 1].trim_end() != "---" {
+        start -= 1;
+    }
+    let mut end = at + 1;
+    while end < lines.len() && lines[end].trim_end() != "---" {
+        end += 1;
+    }
+    (start, end)
+}
+
+/// The `strategy:` written beside the `index`-th `replicas:` line (same indent, same document):
+/// its first line and the end of its block, and its value folded to one line.
+fn strategy_site(lines: &[&str], replicas_line: usize) -> Option<(usize, usize, String)> {
+    let indent = indent_of(lines[replicas_line]);
+    let (start, end) = document_bounds(lines, replicas_line);
+    let line = (start..end).find(|&l| {
+        indent_of(lines[l]) == indent && lines[l].trim_start().starts_with("strategy:")
+    })?;
+    let mut block_end = line + 1;
+    while block_end < end
+        && (indent_of(lines[block_end]) > indent || lines[block_end].trim().is_empty())
+    {
+        block_end += 1;
+    }
+    let value: Vec<&str> = lines[line..block_end]
+        .iter()
+        .map(|l| strip_comment(l.trim()))
+        .collect();
+    let value = value.join(" ");
+    let value = value.trim_start_matches("strategy:").trim().to_string();
+    Some((line, block_end, value))
+}
+
+/// The `strategy:` value beside the `index`-th `replicas:` line, as written (folded to one line).
+pub fn strategy(text: &str, index: usize) -> Option<String> {
+    let site = replicas(text).into_iter().nth(index)?;
+    let lines: Vec<&str> = text.split('\n').collect();
+    strategy_site(&lines, site.line).map(|(_, _, value)| value)
+}
+
+/// Writes `strategy: <value>` beside the `index`-th `replicas:` line (replacing a written one,
+/// block or flow), or removes it (`None`).
+pub fn set_strategy(text: &str, index: usize, value: Option<&str>) -> Option<String> {
+    let site = replicas(text).into_iter().nth(index)?;
+    let lines: Vec<&str> = text.split('\n').collect();
+    let pad = " ".repeat(indent_of(lines[site.line]));
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let replacement = value.map(|v| format!("{pad}strategy: {v}"));
+    match strategy_site(&lines, site.line) {
+        Some((first, end, _)) => {
+            out.splice(first..end, replacement);
+        }
+        None => {
+            if let Some(line) = replacement {
+                out.insert(site.line + 1, line);
+            }
+        }
+    }
+    Some(out.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,6 +629,25 @@ spec:
         let removed = set_field(&changed, 0, Field::MinDomains, None).unwrap();
         assert_eq!(removed, FLOW);
         assert!(set_field(FLOW, 1, Field::MaxSkew, Some("2")).is_none());
+    }
+
+    #[test]
+    fn strategy_is_written_beside_replicas() {
+        assert_eq!(strategy(BLOCK, 0), None);
+        let recreate = set_strategy(BLOCK, 0, Some("{type: Recreate}")).unwrap();
+        assert!(recreate.contains("  replicas: 8 # eight\n  strategy: {type: Recreate}\n"));
+        assert_eq!(strategy(&recreate, 0).as_deref(), Some("{type: Recreate}"));
+        let block = BLOCK.replace(
+            "  replicas: 8 # eight\n",
+            "  replicas: 8 # eight\n  strategy:\n    type: RollingUpdate\n    rollingUpdate: {maxSurge: 1}\n",
+        );
+        assert_eq!(
+            strategy(&block, 0).as_deref(),
+            Some("type: RollingUpdate rollingUpdate: {maxSurge: 1}")
+        );
+        let replaced = set_strategy(&block, 0, Some(STRATEGIES[3].1)).unwrap();
+        assert_eq!(replaced, recreate);
+        assert_eq!(set_strategy(&replaced, 0, None).unwrap(), BLOCK);
     }
 
     #[test]

@@ -116,6 +116,8 @@ pub enum Action {
     SetField(Field, Option<String>),
     /// Rewrite the `index`-th `replicas:` line.
     SetReplicas(usize, i64),
+    /// Write (or remove) the `strategy:` beside the `index`-th `replicas:` line.
+    SetStrategy(usize, Option<String>),
     /// Open a panel.
     ShowPanel(Panel),
     /// Fail a zone or node (or stop failing).
@@ -176,6 +178,11 @@ impl Reducible for State {
             }
             Action::SetReplicas(index, value) => {
                 if let Some(text) = edit::set_replicas(&next.text, index, value.max(0)) {
+                    next.with_text(text);
+                }
+            }
+            Action::SetStrategy(index, value) => {
+                if let Some(text) = edit::set_strategy(&next.text, index, value.as_deref()) {
                     next.with_text(text);
                 }
             }
@@ -257,6 +264,14 @@ mod tests {
         assert_eq!(sites[0].get(Field::MinDomains), Some("2"));
         let scaled = reduce(changed, Action::SetReplicas(0, 6));
         assert_eq!(edit::replicas(&scaled.text)[0].value, 6);
+        let recreate = reduce(
+            scaled,
+            Action::SetStrategy(0, Some("{type: Recreate}".into())),
+        );
+        assert_eq!(
+            edit::strategy(&recreate.text, 0).as_deref(),
+            Some("{type: Recreate}")
+        );
     }
 
     #[test]

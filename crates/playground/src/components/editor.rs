@@ -107,7 +107,10 @@ pub fn editor(props: &EditorProps) -> Html {
                     <option value={e.id} selected={props.example == Some(e.id)}>{ e.title }</option>
                 }) }
             </select>
-            if let Some(hint) = hint { <p class="hint" id="example-hint">{ hint }</p> }
+            // Always present with a fixed height: typing never moves the textarea.
+            <p class="hint" id="example-hint">
+                { hint.unwrap_or("Your own text: paste or drop manifests and snapshots (anything the CLI reads).") }
+            </p>
             <label for="input" class="visually-hidden">{ "Manifests and cluster snapshot (YAML or JSON)" }</label>
             <textarea id="input" ref={area.clone()} spellcheck="false" value={props.text.clone()}
                 oninput={on_input} ondrop={on_drop} ondragover={on_dragover}

@@ -270,8 +270,13 @@ fn controls(props: &ExplainProps) -> Html {
             }
             { for replicas.iter().enumerate().map(|(i, r)| {
                 let dispatch = dispatch.clone();
+                let strategy_dispatch = dispatch.clone();
                 let id = format!("ctl-replicas-{i}");
+                let strategy_id = format!("ctl-strategy-{i}");
+                let written = edit::strategy(&props.text, i);
+                let is_deployment = r.owner.starts_with("Deployment/");
                 html! {
+                    <div class="control-grid">
                     <label for={id.clone()}>{ format!("replicas of {}", r.owner) }
                         <input id={id} type="number" min="0" value={r.value.to_string()}
                             onchange={Callback::from(move |e: Event| {
@@ -281,6 +286,24 @@ fn controls(props: &ExplainProps) -> Html {
                                 }
                             })} />
                     </label>
+                    if is_deployment {
+                        <label for={strategy_id.clone()}>{ "strategy" }
+                            <select id={strategy_id} onchange={Callback::from(move |e: Event| {
+                                let select: HtmlSelectElement = e.target_unchecked_into();
+                                let value = select.value();
+                                strategy_dispatch.dispatch(Action::SetStrategy(i, (!value.is_empty()).then_some(value)));
+                            })}>
+                                <option value="" selected={written.is_none()}>{ "unset (RollingUpdate 25%/25%)" }</option>
+                                if let Some(other) = written.clone().filter(|w| !edit::STRATEGIES.iter().any(|(_, v)| v == w)) {
+                                    <option value={other.clone()} selected=true>{ other }</option>
+                                }
+                                { for edit::STRATEGIES.iter().map(|(label, value)| html! {
+                                    <option value={*value} selected={written.as_deref() == Some(*value)}>{ *label }</option>
+                                }) }
+                            </select>
+                        </label>
+                    }
+                    </div>
                 }
             }) }
         </div>
