@@ -17,8 +17,15 @@ use crate::state::{Action, Panel, State};
 
 /// localStorage key of the last text.
 pub const STORAGE_KEY: &str = "spreadlab.playground.text";
-/// Quiet time after the last keystroke before re-simulating.
+/// Quiet time after the last keystroke before re-simulating (at least; see [`debounce`]).
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// The quiet time to wait: [`DEBOUNCE`], or twice the last simulation's time when that is longer
+/// (large scenarios re-simulate less often while someone is still typing), at most one second.
+pub fn debounce(last_sim_ms: f64) -> Duration {
+    let adaptive = Duration::from_millis((last_sim_ms.max(0.0) * 2.0).min(1000.0) as u64);
+    adaptive.max(DEBOUNCE)
+}
 
 /// The current analysis, compared by identity (a new simulation is a new value).
 #[derive(Clone)]
@@ -161,13 +168,14 @@ pub fn app() -> Html {
         let busy = busy.clone();
         let latest = latest.clone();
         let text = state.text.clone();
+        let wait = debounce(*sim_ms);
         use_effect_with(state.revision, move |revision| {
             let revision = *revision;
             if latest.borrow().get() != revision {
                 latest.borrow().set(revision);
                 busy.set(true);
                 yew::platform::spawn_local(async move {
-                    yew::platform::time::sleep(DEBOUNCE).await;
+                    yew::platform::time::sleep(wait).await;
                     if latest.borrow().get() != revision {
                         return;
                     }
@@ -318,4 +326,16 @@ impl CloneInner for UseStateHandle<Shared> {
 pub fn textarea_value(event: &InputEvent) -> String {
     let area: HtmlTextAreaElement = event.target_unchecked_into();
     area.value()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debounce_grows_with_slow_simulations() {
+        assert_eq!(debounce(10.0), DEBOUNCE);
+        assert_eq!(debounce(300.0), Duration::from_millis(600));
+        assert_eq!(debounce(5000.0), Duration::from_millis(1000));
+    }
 }
