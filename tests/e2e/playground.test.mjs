@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
 const URL = process.env.URL || 'http://127.0.0.1:8080/';
@@ -129,6 +130,17 @@ test('a shared link opens the same scenario in a fresh page', async () => {
     (await fresh.textContent('#summary')).replace(/ · simulated.*/, ''),
     summary.replace(/ · simulated.*/, ''));
   assert.deepEqual(fresh.errors, []);
+});
+
+test('the link format is plain raw deflate + base64url, and a hash change loads it', async () => {
+  const page = await open();
+  const text = 'apiVersion: v1\nkind: Node\nmetadata: {name: from-zlib, labels: {topology.kubernetes.io/zone: z9}}\nstatus: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}\n';
+  const hash = '#s=' + deflateRawSync(Buffer.from(text)).toString('base64url');
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  await page.waitForFunction(() => document.querySelector('#input').value.includes('from-zlib'));
+  await settled(page);
+  assert.equal(await page.inputValue('#input'), text);
+  assert.equal(await page.locator('[data-zone="z9"] [data-node="from-zlib"]').count(), 1);
 });
 
 test('the text survives a reload', async () => {

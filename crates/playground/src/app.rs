@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -185,6 +186,41 @@ pub fn app() -> Html {
                     busy.set(false);
                     persist(&text);
                 });
+            }
+        });
+    }
+
+    {
+        // A share link pasted into this tab's address bar (only the hash changes: no reload).
+        let dispatch = state.dispatcher();
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|window| {
+                let closure = Closure::<dyn Fn()>::new(move || {
+                    let hash = web_sys::window()
+                        .and_then(|w| w.location().hash().ok())
+                        .unwrap_or_default();
+                    if hash.starts_with(share::HASH_PREFIX) {
+                        match share::decode(&hash) {
+                            Ok(text) => dispatch.dispatch(Action::SetText(text)),
+                            Err(error) => {
+                                dispatch.dispatch(Action::Notice(Some(error.to_string())))
+                            }
+                        }
+                    }
+                });
+                let _ = window.add_event_listener_with_callback(
+                    "hashchange",
+                    closure.as_ref().unchecked_ref(),
+                );
+                (window, closure)
+            });
+            move || {
+                if let Some((window, closure)) = listener {
+                    let _ = window.remove_event_listener_with_callback(
+                        "hashchange",
+                        closure.as_ref().unchecked_ref(),
+                    );
+                }
             }
         });
     }
