@@ -1,6 +1,8 @@
 //! The cluster: zones as columns, nodes as cards with CPU, memory and GPU usage, pods as chips
 //! coloured by workload (outlined when of an older revision), and the Pending tray.
 
+use std::rc::Rc;
+
 use yew::prelude::*;
 
 use super::workload_class;
@@ -62,13 +64,30 @@ pub fn chip(
     }
 }
 
-fn node_card(
-    node: &NodeView,
-    props: &ClusterProps,
-    revision_of: &[Option<String>],
-    failed: bool,
-) -> Html {
-    let selected = props.selected_node.as_deref() == Some(node.name.as_str());
+/// Props of [`NodeCard`]: compared by value, so after a re-simulation only the cards whose node
+/// changed render again.
+#[derive(Properties, PartialEq)]
+pub struct NodeCardProps {
+    /// The node as drawn.
+    pub node: NodeView,
+    /// Whether it is the selected node.
+    pub selected: bool,
+    /// Whether it is failed in the What-if panel.
+    pub failed: bool,
+    /// The selected pod, when it is on this node.
+    pub selected_pod: Option<String>,
+    /// The revision each workload creates now (older ones are outlined).
+    pub revision_of: Rc<Vec<Option<String>>>,
+    /// Dispatch.
+    pub dispatch: Dispatch,
+}
+
+/// One node card.
+#[function_component(NodeCard)]
+pub fn node_card(props: &NodeCardProps) -> Html {
+    let node = &props.node;
+    let selected = props.selected;
+    let failed = props.failed;
     let dispatch = props.dispatch.clone();
     let name = node.name.clone();
     let toggle = Callback::from(move |_| {
@@ -99,7 +118,7 @@ fn node_card(
                 </div>
             }
             <div class="chips">
-                { for node.pods.iter().map(|p| chip(p, props.selected_pod.as_deref() == Some(p.key.as_str()), revision_of, &props.dispatch)) }
+                { for node.pods.iter().map(|p| chip(p, props.selected_pod.as_deref() == Some(p.key.as_str()), &props.revision_of, &props.dispatch)) }
             </div>
         </article>
     }
@@ -126,18 +145,20 @@ fn group_card(group: &NodeGroup, workloads: &[String]) -> Html {
 pub fn cluster_view(props: &ClusterProps) -> Html {
     let analysis = &props.analysis.0;
     // The revision each workload creates now: that of its created pods.
-    let revision_of: Vec<Option<String>> = (0..analysis.workloads.len())
-        .map(|w| {
-            analysis
-                .zones
-                .iter()
-                .flat_map(|z| z.nodes.iter())
-                .flat_map(|n| n.pods.iter())
-                .chain(analysis.pending.iter())
-                .find(|p| p.new && p.workload == Some(w))
-                .and_then(|p| p.revision.clone())
-        })
-        .collect();
+    let revision_of: Rc<Vec<Option<String>>> = Rc::new(
+        (0..analysis.workloads.len())
+            .map(|w| {
+                analysis
+                    .zones
+                    .iter()
+                    .flat_map(|z| z.nodes.iter())
+                    .flat_map(|n| n.pods.iter())
+                    .chain(analysis.pending.iter())
+                    .find(|p| p.new && p.workload == Some(w))
+                    .and_then(|p| p.revision.clone())
+            })
+            .collect(),
+    );
     let workload_keys: Vec<String> = analysis.workloads.iter().map(|w| w.key.clone()).collect();
     html! {
         <div class="cluster">
@@ -168,7 +189,14 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
                             <div class="nodes">
                                 { for zone.nodes.iter().map(|n| {
                                     let failed = zone_failed || props.fail == Some(FailTarget::Node(n.name.clone()));
-                                    node_card(n, props, &revision_of, failed)
+                                    let selected_pod = props.selected_pod.clone()
+                                        .filter(|key| n.pods.iter().any(|p| &p.key == key));
+                                    html! {
+                                        <NodeCard key={n.name.clone()} node={n.clone()}
+                                            selected={props.selected_node.as_deref() == Some(n.name.as_str())}
+                                            {failed} {selected_pod} revision_of={revision_of.clone()}
+                                            dispatch={props.dispatch.clone()} />
+                                    }
                                 }) }
                                 { for zone.groups.iter().map(|g| group_card(g, &workload_keys)) }
                             </div>
