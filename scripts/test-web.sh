@@ -19,6 +19,7 @@ echo "== playground e2e (Playwright, system Chromium) on http://127.0.0.1:$PORT/
 (cd tests/e2e && URL="http://127.0.0.1:$PORT/" ARTIFACTS="$PWD/artifacts" node --test --test-concurrency=1 playground.test.mjs)
 
 echo "== wasm-bindgen-test in headless Chromium (chromedriver from apt)"
+# (no -q on the test: cargo would pass --quiet to the runner, which rejects it)
 cargo build -q --release -p xtask --bin wasm-bindgen-test-runner
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$CARGO_TARGET_DIR/release/wasm-bindgen-test-runner" \
-  cargo test -q -p spreadlab-playground --target wasm32-unknown-unknown --test browser
+  cargo test -p spreadlab-playground --target wasm32-unknown-unknown --test browser
