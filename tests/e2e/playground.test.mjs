@@ -93,6 +93,10 @@ test('failing a zone shows where the replacements go', async () => {
   await page.selectOption('#fail-mode', 'unreachable');
   assert.match(await page.textContent('#failure-report'), /zone=zone-a \(unreachable\)/);
   await shot(page, 'what-if-zone-failed');
+  // The same from the cluster view: the zone's own fail toggle.
+  await page.click('#tab-explain');
+  await page.click('[data-zone="zone-b"] h3 .fail-toggle');
+  assert.match(await page.textContent('#failure-report'), /zone=zone-b \(unreachable\)/);
   await loadExample(page, 'rollout-gpu-busy');
   assert.match(await page.textContent('#rollout-outcome'), /Stalls/);
   await shot(page, 'what-if-rollout');

@@ -8,7 +8,7 @@ use yew::prelude::*;
 use super::workload_class;
 use crate::app::{Dispatch, Shared};
 use crate::model::{NodeGroup, NodeView, PodChip, Usage, format_bytes, format_cpu};
-use crate::state::{Action, FailTarget};
+use crate::state::{Action, FailTarget, Panel};
 
 /// Props of [`ClusterView`].
 #[derive(Properties, PartialEq)]
@@ -64,6 +64,27 @@ pub fn chip(
     }
 }
 
+/// A small toggle that fails a zone or node (or brings it back) and opens the What-if panel.
+fn fail_button(target: FailTarget, failed: bool, dispatch: &Dispatch) -> Html {
+    let name = match &target {
+        FailTarget::Zone(zone) => format!("zone {zone}"),
+        FailTarget::Node(node) => format!("node {node}"),
+    };
+    let dispatch = dispatch.clone();
+    let onclick = Callback::from(move |_| {
+        dispatch.dispatch(Action::Fail((!failed).then(|| target.clone())));
+        dispatch.dispatch(Action::ShowPanel(Panel::WhatIf));
+    });
+    html! {
+        <button class={classes!("fail-toggle", failed.then_some("active"))} {onclick}
+            aria-pressed={failed.to_string()}
+            aria-label={if failed { format!("Bring back {name}") } else { format!("Fail {name}") }}
+            title={if failed { format!("Bring back {name}") } else { format!("Fail {name} (What-if)") }}>
+            { if failed { "↺" } else { "✕" } }
+        </button>
+    }
+}
+
 /// Props of [`NodeCard`]: compared by value, so after a re-simulation only the cards whose node
 /// changed render again.
 #[derive(Properties, PartialEq)]
@@ -104,6 +125,7 @@ pub fn node_card(props: &NodeCardProps) -> Html {
             <button class="node-name link" onclick={toggle} aria-pressed={selected.to_string()}>
                 { node.name.clone() }
             </button>
+            { fail_button(FailTarget::Node(node.name.clone()), failed, &props.dispatch) }
             if node.unschedulable { <span class="badge">{ "cordoned" }</span> }
             { for node.taints.iter().map(|t| html! { <span class="badge taint" title={t.clone()}>{ "taint" }</span> }) }
             { bar("CPU", node.cpu, format!("{}/{}", format_cpu(node.cpu.requested), format_cpu(node.cpu.allocatable))) }
@@ -185,7 +207,9 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
                     html! {
                         <section class={classes!("zone", zone_failed.then_some("failed"))} data-zone={zone.name.clone()}
                             aria-label={format!("zone {}", zone.name)}>
-                            <h3>{ format!("{} ({} node{})", zone.name, zone.node_count, if zone.node_count == 1 { "" } else { "s" }) }</h3>
+                            <h3>{ format!("{} ({} node{})", zone.name, zone.node_count, if zone.node_count == 1 { "" } else { "s" }) }
+                                { fail_button(FailTarget::Zone(zone.name.clone()), zone_failed, &props.dispatch) }
+                            </h3>
                             <div class="nodes">
                                 { for zone.nodes.iter().map(|n| {
                                     let failed = zone_failed || props.fail == Some(FailTarget::Node(n.name.clone()));
