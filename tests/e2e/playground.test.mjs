@@ -215,3 +215,21 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   console.log(`# re-simulation of the 120-node example: ${await page.getAttribute('#summary', 'data-sim-ms')} ms`);
   await shot(page, 'large-cluster');
 });
+
+test('above 300 nodes, each zone shows groups of alike nodes', async () => {
+  const page = await open();
+  let text = '';
+  for (let i = 0; i < 320; i++) {
+    const gpu = i % 8 === 0 ? ", nvidia.com/gpu: '4'" : '';
+    text += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 3}}}\nstatus: {allocatable: {cpu: '32', memory: 128Gi, pods: '110'${gpu}}}\n`;
+  }
+  text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: default}\nspec:\n  replicas: 30\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec:\n      containers: [{name: api, image: 'api:1', resources: {requests: {cpu: '1', memory: 2Gi}}}]\n`;
+  await page.fill('#input', text);
+  await settled(page);
+  assert.match(await page.textContent('#summary'), /320 nodes · 30 pods placed · 0 Pending/);
+  assert.equal(await page.locator('.node:not(.group)').count(), 0);
+  // Per zone: the GPU nodes and the CPU-only nodes (shapes from the nodes' allocatable).
+  assert.equal(await page.locator('.node.group').count(), 6);
+  assert.match(await page.locator('[data-zone="z0"] .node.group').first().textContent(), /× 32 CPU · 128 GiB/);
+  await shot(page, 'large-cluster-aggregated');
+});
