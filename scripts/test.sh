@@ -22,14 +22,20 @@ ORACLE_BIN="${SPREADLAB_ORACLE_BIN:-$HOME/.cache/spreadlab/oracle}"
 mkdir -p "$(dirname "$ORACLE_BIN")"
 (cd tests/oracle && go build -o "$ORACLE_BIN" .)
 export SPREADLAB_ORACLE="$ORACLE_BIN"
-echo "== oracle self-tests, and every ported upstream table checked against the real plugins"
+echo "== oracle self-tests, every ported upstream table checked against the real plugins, and policies/vap in the real apiserver CEL code"
 (cd tests/oracle && go vet ./... && ORACLE_UPSTREAM=1 go test -count=1 ./...)
+
+echo "== policies/: Gatekeeper (gator) and Kyverno (kyverno test); the VAP ran above with the oracle tests"
+bash scripts/test-gatekeeper-kyverno.sh
 
 echo "== tests"
 cargo test --workspace --no-fail-fast
 
 echo "== benchmarks compile (run them with: cargo bench -p spreadlab-bench)"
 cargo bench -q -p spreadlab-bench --no-run
+
+echo "== Kubewarden policy: wasm module in a real waPC host (scripts/test-policy.sh)"
+bash scripts/test-policy.sh
 
 echo "== playground in the browser (build, serve, Playwright e2e, wasm-bindgen-test in headless Chromium)"
 bash scripts/test-web.sh

@@ -4,9 +4,13 @@
 //! `cargo bench` measures scheduling (not parsing) on exactly what `cargo xtask speed` gives the
 //! real scheduler.
 
+use serde_json::{Value, json};
 use spreadlab_conformance::differential::prepare;
-use spreadlab_conformance::synthetic::{Shape, scenario};
+use spreadlab_conformance::synthetic::{Shape, ZONES, scenario};
+use spreadlab_engine::analysis::Workload;
+use spreadlab_engine::analysis::rollout::RolloutSpec;
 use spreadlab_engine::model::{Cluster, Pod};
+use spreadlab_k8s::LoadOptions;
 
 /// The cluster and the pods to schedule of the synthetic scenario `shape` with `nodes` nodes and
 /// `pods` pods.
@@ -14,4 +18,127 @@ pub fn load(shape: Shape, nodes: usize, pods: usize) -> (Cluster, Vec<Pod>) {
     let prepared = prepare(&scenario(shape, nodes, pods))
         .unwrap_or_else(|error| panic!("the synthetic scenario does not load: {error}"));
     (prepared.cluster, prepared.pods)
+}
+
+/// The input of the analysis benchmarks: a cluster, the workloads to analyse (the loader's view
+/// of them) and their update strategies.
+pub struct AnalysisInput {
+    /// The snapshot: nodes and bound pods.
+    pub cluster: Cluster,
+    /// The workloads, as the analyses take them.
+    pub workloads: Vec<Workload>,
+    /// Per workload: its update strategy.
+    pub rollouts: Vec<Option<RolloutSpec>>,
+}
+
+/// `nodes` nodes in three zones (8 GPUs each on every tenth node), `background` bound pods
+/// spread round-robin over them, and a Deployment `infer` of `replicas` GPU replicas with a hard
+/// zone spread and `matchLabelKeys: [pod-template-hash]`, all of whose pods run the previous
+/// revision (so a rollout replaces every one), loaded through `spreadlab_k8s` as the CLI does.
+pub fn analysis_input(nodes: usize, background: usize, replicas: usize) -> AnalysisInput {
+    let mut objects: Vec<Value> = (0..nodes)
+        .map(|i| {
+            let name = format!("node-{i:05}");
+            let mut resources = json!({"cpu": "32", "memory": "128Gi", "pods": "110"});
+            if i % 10 == 0 {
+                resources["nvidia.com/gpu"] = json!("8");
+            }
+            json!({
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": {
+                    "kubernetes.io/hostname": name,
+                    "topology.kubernetes.io/zone": format!("zone-{}", i % ZONES),
+                    "kubernetes.io/os": "linux",
+                }},
+                "status": {"capacity": resources, "allocatable": resources},
+            })
+        })
+        .collect();
+    let pod = |name: String, labels: Value, node: String, spec_extra: Value| {
+        let mut pod = json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "labels": labels},
+            "spec": {
+                "nodeName": node,
+                "containers": [{
+                    "name": "c",
+                    "image": "registry.k8s.io/pause:3.10",
+                    "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                }],
+            },
+            "status": {"phase": "Running"},
+        });
+        if let Value::Object(extra) = spec_extra {
+            for (key, value) in extra {
+                pod["spec"][key] = value;
+            }
+        }
+        pod
+    };
+    objects.extend((0..background).map(|i| {
+        pod(
+            format!("background-{i:05}"),
+            json!({"app": format!("background-{}", i % 50)}),
+            format!("node-{:05}", i % nodes),
+            Value::Null,
+        )
+    }));
+    let spread = json!([{
+        "maxSkew": 1,
+        "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "infer"}},
+        "matchLabelKeys": ["pod-template-hash"],
+    }]);
+    let gpu_container = |image: &str| {
+        json!([{
+            "name": "server",
+            "image": image,
+            "resources": {
+                "requests": {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
+                "limits": {"nvidia.com/gpu": "1"},
+            },
+        }])
+    };
+    // The running revision: one replica per GPU node, round-robin over the zones.
+    let gpu_nodes: Vec<usize> = (0..nodes).step_by(10).collect();
+    objects.extend((0..replicas).map(|i| {
+        pod(
+            format!("infer-old-{i:04}"),
+            json!({"app": "infer", "pod-template-hash": "old"}),
+            format!("node-{:05}", gpu_nodes[i % gpu_nodes.len()]),
+            json!({"containers": gpu_container("vllm:0.9"), "topologySpreadConstraints": spread}),
+        )
+    }));
+    objects.push(json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "infer", "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "infer"}},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}},
+            "template": {
+                "metadata": {"labels": {"app": "infer"}},
+                "spec": {"containers": gpu_container("vllm:1.0"), "topologySpreadConstraints": spread},
+            },
+        },
+    }));
+    let loaded = spreadlab_k8s::load_values("analysis-bench", objects, &LoadOptions::default());
+    assert!(
+        loaded.errors.is_empty(),
+        "the analysis benchmark input does not load: {:?}",
+        loaded.errors
+    );
+    AnalysisInput {
+        workloads: loaded
+            .workloads
+            .iter()
+            .map(|w| w.for_analysis(&loaded.cluster))
+            .collect(),
+        rollouts: loaded.workloads.iter().map(|w| w.rollout.clone()).collect(),
+        cluster: loaded.cluster,
+    }
 }

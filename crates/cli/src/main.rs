@@ -6,6 +6,7 @@
 
 mod analyses;
 mod report;
+mod serve;
 mod table;
 
 use std::collections::BTreeMap;
@@ -138,6 +139,34 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
     },
+    /// The what-if service for Gatekeeper (external data) and Kyverno (apiCall): HTTPS (TLS 1.3)
+    /// answers with the Kubewarden policy's decision on a cluster snapshot, re-read when it changes.
+    Serve {
+        /// Snapshot files (`kubectl get nodes,pods,poddisruptionbudgets -A -o yaml`).
+        #[arg(long, required = true)]
+        snapshot: Vec<std::path::PathBuf>,
+        /// PEM certificate chain of the server.
+        #[arg(long)]
+        cert: std::path::PathBuf,
+        /// PEM private key of the server.
+        #[arg(long)]
+        key: std::path::PathBuf,
+        /// The policy settings (JSON or YAML, as for the Kubewarden policy; see crates/policy/README.md).
+        #[arg(long)]
+        settings: Option<std::path::PathBuf>,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8443")]
+        listen: std::net::SocketAddr,
+        /// Largest request body in bytes.
+        #[arg(long, default_value_t = 1024 * 1024)]
+        max_body: usize,
+        /// Socket read/write timeout in seconds.
+        #[arg(long, default_value_t = 5)]
+        timeout: u64,
+        /// Connections handled at once (503 past it).
+        #[arg(long, default_value_t = 32)]
+        max_connections: usize,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -253,6 +282,34 @@ fn main() -> ExitCode {
             runs,
             output,
         } => risk(&files, runs, output),
+        Command::Serve {
+            snapshot,
+            cert,
+            key,
+            settings,
+            listen,
+            max_body,
+            timeout,
+            max_connections,
+        } => {
+            let config = serve::Config {
+                listen,
+                cert,
+                key,
+                snapshot,
+                settings,
+                max_body,
+                timeout: std::time::Duration::from_secs(timeout),
+                max_connections,
+            };
+            match serve::run(&config) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::from(EXIT_INPUT_ERROR)
+                }
+            }
+        }
     }
 }
 

@@ -68,6 +68,24 @@ fn simulate_scenario(dir: &Path, format: &str) -> Output {
         .expect("run spreadlab")
 }
 
+/// Runs `spreadlab args...` with `input` on its standard input.
+fn run_with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = spreadlab()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run spreadlab");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait for spreadlab")
+}
+
 fn name(dir: &Path) -> String {
     dir.file_name().unwrap().to_string_lossy().into_owned()
 }
@@ -243,18 +261,9 @@ fn json_output_is_deterministic() {
 fn stdin_is_read_with_a_dash() {
     let dir = scenarios().into_iter().next().unwrap();
     let from_files = simulate_scenario(&dir, "json");
-    let mut child = spreadlab()
-        .arg("simulate")
-        .arg(dir.join("cluster.yaml"))
-        .args(["-", "-o", "json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run spreadlab");
+    let cluster = dir.join("cluster.yaml").display().to_string();
     let workload = std::fs::read(dir.join("workload.yaml")).unwrap();
-    child.stdin.take().unwrap().write_all(&workload).unwrap();
-    let from_stdin = child.wait_with_output().unwrap();
+    let from_stdin = run_with_stdin(&["simulate", &cluster, "-", "-o", "json"], &workload);
     assert_eq!(
         from_stdin.status.code(),
         from_files.status.code(),
@@ -563,20 +572,7 @@ fn rollout_rejects_invalid_strategy_values() {
         "spec:\n  replicas: 3\n  strategy: {rollingUpdate: {maxSurge: oops}}\n",
         1,
     );
-    let mut child = spreadlab()
-        .args(["rollout", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(bad.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = run_with_stdin(&["rollout", "-"], bad.as_bytes());
     assert_eq!(output.status.code(), Some(EXIT_INPUT_ERROR));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -646,20 +642,7 @@ fn lint_reports_validation_errors_as_findings() {
         "whenUnsatisfiable: ScheduleAnyway\n        minDomains: 2",
         1,
     ) + "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: broken, namespace: default}\nspec:\n  replicas: -1\n  selector: {matchLabels: {app: broken}}\n  template:\n    metadata: {labels: {app: broken}}\n    spec: {containers: [{name: c, image: x}]}\n";
-    let mut child = spreadlab()
-        .args(["lint", "-", "-o", "json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(bad.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = run_with_stdin(&["lint", "-", "-o", "json"], bad.as_bytes());
     assert_eq!(output.status.code(), Some(EXIT_PENDING));
     let findings: Value = serde_json::from_slice(&output.stdout).expect("json");
     let findings = findings.as_array().unwrap();

@@ -181,6 +181,42 @@ pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
     loader.finish()
 }
 
+/// Reads one source into its documents as untyped JSON values (with the same bounds and the same
+/// located errors as [`load`]), for callers that hand the objects on rather than load them (the
+/// what-if service's snapshot). Empty documents are left out.
+pub fn read_documents(
+    source: &Source,
+    options: &LoadOptions,
+) -> Result<Vec<serde_json::Value>, Box<InputError>> {
+    if source.text.len() > options.max_bytes {
+        return Err(Box::new(InputError {
+            file: source.name.clone(),
+            message: format!(
+                "input is {} bytes, over the limit of {} bytes; not read",
+                source.text.len(),
+                options.max_bytes
+            ),
+            ..InputError::default()
+        }));
+    }
+    let documents = if raw::looks_like_json(&source.text) {
+        raw::parse_json(&source.text, &options.limits())
+    } else {
+        yaml::parse_documents(&source.text, &options.limits())
+    };
+    documents
+        .into_iter()
+        .filter_map(|document| match document {
+            Ok(document) if document.value.is_null() => None,
+            Ok(document) => Some(Ok(document.value)),
+            Err(mut error) => {
+                error.file = source.name.clone();
+                Some(Err(Box::new(error)))
+            }
+        })
+        .collect()
+}
+
 /// [`load`] for objects already parsed (test runners): `origin` names them in messages, and each
 /// value's index is its document index. Nesting depth and object count are bounded as for text.
 pub fn load_values(origin: &str, values: Vec<serde_json::Value>, options: &LoadOptions) -> Loaded {

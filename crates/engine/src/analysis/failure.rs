@@ -194,7 +194,7 @@ pub fn fail(
     let mut pods = Vec::new();
     let mut owner: Vec<(usize, String, bool)> = Vec::new();
     let pod_by_key: BTreeMap<String, &crate::model::Pod> =
-        before.pods.iter().map(|p| (p.key(), p)).collect();
+        gone.iter().map(|p| (p.key(), *p)).collect();
     for (index, members) in settled.members.iter().enumerate() {
         for key in members.iter().filter(|k| gone_keys.contains(*k)) {
             if let Some(pod) = pod_by_key.get(key) {
@@ -314,6 +314,15 @@ fn recover(
     mut running: Vec<Vec<String>>,
     options: &Options,
 ) -> Recovery {
+    if pending.is_empty() {
+        // Nothing to retry, and the scheduler does not move running pods back. Every running
+        // replica is on a node `after` still has, so its zones are read from there.
+        return Recovery {
+            placed: alloc::vec![Vec::new(); running.len()],
+            zones: running.iter().map(|keys| per_zone(&after, keys)).collect(),
+            running: running.iter().map(Vec::len).collect(),
+        };
+    }
     after.nodes = before.nodes.clone();
     let pods: Vec<crate::model::Pod> = pending.iter().map(|(_, p, _)| p.clone()).collect();
     let simulation = scheduler::simulate(&after, &pods, options);

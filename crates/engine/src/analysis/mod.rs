@@ -68,17 +68,18 @@ pub fn settle(cluster: &Cluster, workloads: &[Workload], options: &Options) -> S
     }
     let simulation = scheduler::simulate(cluster, &pods, options);
     let mut settled = cluster.clone();
-    let bound: BTreeMap<String, &str> = cluster
+    let bound: alloc::collections::BTreeSet<(&str, &str)> = cluster
         .pods
         .iter()
-        .filter_map(|p| p.node_name.as_deref().map(|n| (p.key(), n)))
+        .filter(|p| p.node_name.is_some())
+        .map(|p| (p.namespace.as_str(), p.name.as_str()))
         .collect();
     let mut members: Vec<Vec<String>> = workloads
         .iter()
         .map(|w| {
             w.running
                 .iter()
-                .filter(|key| bound.contains_key(*key))
+                .filter(|key| split_key(key).is_some_and(|k| bound.contains(&k)))
                 .cloned()
                 .collect()
         })
@@ -110,17 +111,23 @@ pub fn per_zone(cluster: &Cluster, keys: &[String]) -> BTreeMap<String, usize> {
         .iter()
         .map(|n| (n.name.as_str(), zone_of(n)))
         .collect();
-    let wanted: alloc::collections::BTreeSet<&str> = keys.iter().map(String::as_str).collect();
+    let wanted: alloc::collections::BTreeSet<(&str, &str)> =
+        keys.iter().filter_map(|k| split_key(k)).collect();
     let mut out = BTreeMap::new();
     for pod in &cluster.pods {
         if let Some(node) = &pod.node_name
+            && wanted.contains(&(pod.namespace.as_str(), pod.name.as_str()))
             && let Some(zone) = zones.get(node.as_str())
-            && wanted.contains(pod.key().as_str())
         {
             *out.entry(String::from(*zone)).or_insert(0) += 1;
         }
     }
     out
+}
+
+/// `namespace/name` split in two (a pod key as [`Pod::key`] writes it).
+fn split_key(key: &str) -> Option<(&str, &str)> {
+    key.split_once('/')
 }
 
 /// The zones of the cluster's nodes, sorted, each once.

@@ -1,0 +1,544 @@
+//! `spreadlab serve`: the what-if service for admission controllers that cannot run wasm
+//! (Gatekeeper's external data, Kyverno's `apiCall`). An HTTPS server (TLS 1.3 only, certificate
+//! and key from PEM files) that answers from a cluster snapshot file, reloaded when it changes,
+//! with exactly the decision of the Kubewarden policy (`spreadlab_policy::decide`, same settings).
+//!
+//! Endpoints (every answer is JSON):
+//! - `POST /gatekeeper`: Gatekeeper's `ProviderRequest` (each key is the admitted object as a
+//!   JSON string, or a whole AdmissionRequest) to a `ProviderResponse` whose item values are
+//!   `{"allowed", "message", "warnings"}`;
+//! - `POST /validate`: an `AdmissionReview` (answered with an `AdmissionReview`), or
+//!   `{"object": ..., "oldObject": ..., "operation": ...}` (Kyverno's `apiCall` data) answered
+//!   with `{"allowed", "message", "warnings"}`;
+//! - `GET /healthz`: the snapshot's files, object count and reload generation.
+//!
+//! Bounds: request headers 16 KiB, bodies `--max-body` bytes (413 past it), `--timeout` per
+//! socket read and write, `--max-connections` handled at once (503 past it).
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::{ServerConfig, ServerConnection, StreamOwned};
+use serde_json::{Value, json};
+use spreadlab_k8s::{LoadOptions, Source};
+use spreadlab_policy::decide::{Decision, decide};
+use spreadlab_policy::settings::Settings;
+use spreadlab_policy::snapshot::FixtureCluster;
+
+/// Largest request head (request line and headers).
+const MAX_HEAD: usize = 16 * 1024;
+/// Gatekeeper's external-data API version.
+const PROVIDER_API_VERSION: &str = "externaldata.gatekeeper.sh/v1beta1";
+
+/// How the service runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// PEM certificate chain (server certificate first).
+    pub cert: PathBuf,
+    /// PEM private key.
+    pub key: PathBuf,
+    /// Snapshot files (`kubectl get nodes,pods,... -A -o yaml`), re-read when one changes.
+    pub snapshot: Vec<PathBuf>,
+    /// The policy's settings (JSON or YAML), as for the Kubewarden policy; defaults when absent.
+    pub settings: Option<PathBuf>,
+    /// Largest request body in bytes.
+    pub max_body: usize,
+    /// Socket read and write timeout.
+    pub timeout: Duration,
+    /// Connections handled at once.
+    pub max_connections: usize,
+}
+
+/// The TLS 1.3-only server configuration for the PEM certificate chain and key.
+pub fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<Arc<ServerConfig>, String> {
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .map_err(|e| format!("{}: {e}", cert.display()))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{}: {e}", cert.display()))?;
+    if chain.is_empty() {
+        return Err(format!("{}: no PEM certificate", cert.display()));
+    }
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| format!("{}: {e}", key.display()))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|e| format!("{}: {e}", cert.display()))?;
+    Ok(Arc::new(config))
+}
+
+/// The snapshot as last read, and what it was read from.
+struct Cached {
+    /// Modification time and length of every file when read.
+    stamps: Vec<(Option<SystemTime>, u64)>,
+    /// The objects.
+    cluster: Arc<FixtureCluster>,
+    /// Reload count (1 after the first read).
+    generation: u64,
+}
+
+/// The service: settings, snapshot files and the snapshot cache. Transport-free, so tests drive
+/// [`Service::handle`] directly as well as over TLS.
+pub struct Service {
+    files: Vec<PathBuf>,
+    settings: Settings,
+    cached: Mutex<Option<Cached>>,
+}
+
+/// An HTTP answer: status and JSON body.
+pub type Answer = (u16, Value);
+
+impl Service {
+    /// A service over these snapshot files; reads them (and the settings) once to fail early.
+    pub fn new(files: Vec<PathBuf>, settings: Option<&PathBuf>) -> Result<Service, String> {
+        let settings = match settings {
+            None => Settings::default(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let values = spreadlab_k8s::read_documents(
+                    &Source {
+                        name: path.display().to_string(),
+                        text,
+                    },
+                    &LoadOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                let value = values.into_iter().next().unwrap_or(Value::Null);
+                Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+        };
+        if files.is_empty() {
+            return Err(String::from("no snapshot file (--snapshot)"));
+        }
+        let service = Service {
+            files,
+            settings,
+            cached: Mutex::new(None),
+        };
+        service.cluster()?;
+        Ok(service)
+    }
+
+    fn stamps(&self) -> Vec<(Option<SystemTime>, u64)> {
+        self.files
+            .iter()
+            .map(|f| match std::fs::metadata(f) {
+                Ok(m) => (m.modified().ok(), m.len()),
+                Err(_) => (None, 0),
+            })
+            .collect()
+    }
+
+    /// The snapshot, re-read when a file's modification time or length changed. A snapshot
+    /// that no longer reads is an error (the last good one is not used silently).
+    fn cluster(&self) -> Result<(Arc<FixtureCluster>, u64), String> {
+        let stamps = self.stamps();
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cached.as_ref()
+            && c.stamps == stamps
+        {
+            return Ok((Arc::clone(&c.cluster), c.generation));
+        }
+        let mut objects = Vec::new();
+        for file in &self.files {
+            let text =
+                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let source = Source {
+                name: file.display().to_string(),
+                text,
+            };
+            objects.extend(
+                spreadlab_k8s::read_documents(&source, &LoadOptions::default())
+                    .map_err(|e| e.to_string())?,
+            );
+        }
+        let generation = cached.as_ref().map_or(0, |c| c.generation) + 1;
+        let cluster = Arc::new(FixtureCluster::new(objects));
+        *cached = Some(Cached {
+            stamps,
+            cluster: Arc::clone(&cluster),
+            generation,
+        });
+        Ok((cluster, generation))
+    }
+
+    /// Answers one request.
+    pub fn handle(&self, method: &str, path: &str, body: &[u8]) -> Answer {
+        let path = path.split('?').next().unwrap_or(path);
+        match (method, path) {
+            ("GET", "/healthz") => match self.cluster() {
+                Ok((cluster, generation)) => (
+                    200,
+                    json!({
+                        "status": "ok",
+                        "snapshot": {
+                            "files": self.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+                            "objects": cluster.objects.len(),
+                            "generation": generation,
+                        },
+                    }),
+                ),
+                Err(error) => (503, json!({"status": "error", "error": error})),
+            },
+            ("POST", "/gatekeeper") => self.gatekeeper(body),
+            ("POST", "/validate") => self.validate(body),
+            (_, "/healthz" | "/gatekeeper" | "/validate") => (
+                405,
+                json!({"error": format!("{method} is not allowed on {path}")}),
+            ),
+            _ => (404, json!({"error": format!("no endpoint {path}")})),
+        }
+    }
+
+    fn gatekeeper(&self, body: &[u8]) -> Answer {
+        let response = |items: Vec<Value>, system_error: String| {
+            json!({
+                "apiVersion": PROVIDER_API_VERSION,
+                "kind": "ProviderResponse",
+                "response": {"idempotent": true, "items": items, "systemError": system_error},
+            })
+        };
+        let request: Value = match serde_json::from_slice(body) {
+            Ok(request) => request,
+            Err(e) => return (400, response(Vec::new(), format!("body is not JSON: {e}"))),
+        };
+        if request.get("kind").and_then(Value::as_str) != Some("ProviderRequest") {
+            return (
+                400,
+                response(Vec::new(), String::from("kind: must be ProviderRequest")),
+            );
+        }
+        let Some(keys) = request.pointer("/request/keys").and_then(Value::as_array) else {
+            return (
+                400,
+                response(
+                    Vec::new(),
+                    String::from("request.keys: missing or not an array"),
+                ),
+            );
+        };
+        let cluster = match self.cluster() {
+            Ok((cluster, _)) => cluster,
+            Err(error) => return (200, response(Vec::new(), format!("snapshot: {error}"))),
+        };
+        let items = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let answer = key
+                    .as_str()
+                    .ok_or_else(|| format!("request.keys[{i}]: not a string"))
+                    .and_then(|text| {
+                        serde_json::from_str::<Value>(text)
+                            .map_err(|e| format!("request.keys[{i}]: not JSON: {e}"))
+                    })
+                    .map(|value| {
+                        let request = if value.get("object").is_some() {
+                            value
+                        } else {
+                            admission_request(value, None, "CREATE")
+                        };
+                        verdict(&decide(&request, &self.settings, cluster.as_ref()))
+                    });
+                match answer {
+                    Ok(value) => json!({"key": key, "value": value, "error": ""}),
+                    Err(error) => json!({"key": key, "value": Value::Null, "error": error}),
+                }
+            })
+            .collect();
+        (200, response(items, String::new()))
+    }
+
+    fn validate(&self, body: &[u8]) -> Answer {
+        let body: Value = match serde_json::from_slice(body) {
+            Ok(body) => body,
+            Err(e) => return (400, json!({"error": format!("body is not JSON: {e}")})),
+        };
+        let cluster = match self.cluster() {
+            Ok((cluster, _)) => cluster,
+            Err(error) => return (503, json!({"error": format!("snapshot: {error}")})),
+        };
+        if let Some(request) = body.get("request") {
+            // An AdmissionReview.
+            let decision = decide(request, &self.settings, cluster.as_ref());
+            let verdict = verdict(&decision);
+            let mut response = json!({
+                "uid": request.get("uid").cloned().unwrap_or(Value::from("")),
+                "allowed": verdict["allowed"],
+            });
+            if let Some(message) = verdict["message"].as_str() {
+                response["status"] = json!({"code": 400, "message": message});
+            }
+            if !verdict["warnings"].as_array().is_none_or(Vec::is_empty) {
+                response["warnings"] = verdict["warnings"].clone();
+            }
+            if let Decision::Mutate { object, .. } = &decision {
+                response["patchType"] = Value::from("JSONPatch");
+                response["patch"] = Value::from(whole_object_patch(object));
+            }
+            return (
+                200,
+                json!({
+                    "apiVersion": "admission.k8s.io/v1",
+                    "kind": "AdmissionReview",
+                    "response": response,
+                }),
+            );
+        }
+        let Some(object) = body.get("object").cloned() else {
+            return (
+                400,
+                json!({"error": "body: neither an AdmissionReview (`request`) nor `object`"}),
+            );
+        };
+        let operation = body
+            .get("operation")
+            .and_then(Value::as_str)
+            .unwrap_or("CREATE")
+            .to_owned();
+        let request = admission_request(object, body.get("oldObject").cloned(), &operation);
+        (
+            200,
+            verdict(&decide(&request, &self.settings, cluster.as_ref())),
+        )
+    }
+}
+
+/// An AdmissionRequest for an object (kind and group from its `apiVersion` and `kind`).
+fn admission_request(object: Value, old_object: Option<Value>, operation: &str) -> Value {
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let kind = object.get("kind").cloned().unwrap_or(Value::Null);
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .cloned()
+        .unwrap_or(Value::Null);
+    json!({
+        "uid": "spreadlab-serve",
+        "kind": {"group": group, "version": version, "kind": kind},
+        "operation": operation,
+        "namespace": namespace,
+        "object": object,
+        "oldObject": old_object,
+    })
+}
+
+/// `{"allowed", "message", "warnings"}` of a decision (a mutation is allowed).
+fn verdict(decision: &Decision) -> Value {
+    match decision {
+        Decision::Accept { warnings } | Decision::Mutate { warnings, .. } => {
+            json!({"allowed": true, "message": Value::Null, "warnings": warnings})
+        }
+        Decision::Reject { message } => {
+            json!({"allowed": false, "message": message, "warnings": []})
+        }
+    }
+}
+
+/// A base64 JSON patch replacing the whole object (AdmissionReview's `patch`).
+fn whole_object_patch(object: &Value) -> String {
+    let patch = json!([{"op": "replace", "path": "", "value": object}]);
+    base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&patch).unwrap_or_default())
+}
+
+/// Serves until the process ends.
+pub fn run(config: &Config) -> Result<(), String> {
+    let tls = tls_config(&config.cert, &config.key)?;
+    let service = Arc::new(Service::new(
+        config.snapshot.clone(),
+        config.settings.as_ref(),
+    )?);
+    let listener =
+        TcpListener::bind(config.listen).map_err(|e| format!("{}: {e}", config.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    eprintln!("spreadlab serve: listening on https://{address} (TLS 1.3)");
+    let active = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let _ = stream.set_read_timeout(Some(config.timeout));
+        let _ = stream.set_write_timeout(Some(config.timeout));
+        let busy = active.fetch_add(1, Ordering::SeqCst) >= config.max_connections;
+        let (tls, service, active, max_body) = (
+            Arc::clone(&tls),
+            Arc::clone(&service),
+            Arc::clone(&active),
+            config.max_body,
+        );
+        std::thread::spawn(move || {
+            serve_connection(stream, tls, &service, max_body, busy);
+            active.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    Ok(())
+}
+
+/// One request on one TLS connection (`Connection: close`).
+fn serve_connection(
+    stream: TcpStream,
+    tls: Arc<ServerConfig>,
+    service: &Service,
+    max_body: usize,
+    busy: bool,
+) {
+    let Ok(connection) = ServerConnection::new(tls) else {
+        return;
+    };
+    let mut stream = StreamOwned::new(connection, stream);
+    let (status, body) = if busy {
+        (503, json!({"error": "too many connections; retry"}))
+    } else {
+        match read_request(&mut stream, max_body) {
+            Ok((method, path, body)) => service.handle(&method, &path, &body),
+            Err(Some(answer)) => answer,
+            Err(None) => return,
+        }
+    };
+    let body = serde_json::to_vec(&body).unwrap_or_default();
+    let head = format!(
+        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        reason(status),
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(&body);
+    let _ = stream.flush();
+    stream.conn.send_close_notify();
+    let _ = stream.conn.complete_io(&mut stream.sock);
+}
+
+/// Reads the request head and body. `Err(None)`: the connection failed (nothing to answer).
+fn read_request(
+    stream: &mut impl Read,
+    max_body: usize,
+) -> Result<(String, String, Vec<u8>), Option<Answer>> {
+    let mut buffer = Vec::with_capacity(4096);
+    let mut chunk = [0u8; 4096];
+    loop {
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut request = httparse::Request::new(&mut headers);
+        match request.parse(&buffer) {
+            Ok(httparse::Status::Complete(head_len)) => {
+                let method = request.method.unwrap_or("").to_owned();
+                let path = request.path.unwrap_or("").to_owned();
+                let length = request
+                    .headers
+                    .iter()
+                    .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+                    .map(|h| {
+                        std::str::from_utf8(h.value)
+                            .ok()
+                            .and_then(|v| v.trim().parse::<usize>().ok())
+                            .ok_or_else(|| {
+                                Some((400, json!({"error": "Content-Length is not a number"})))
+                            })
+                    })
+                    .transpose()?
+                    .unwrap_or(0);
+                if request
+                    .headers
+                    .iter()
+                    .any(|h| h.name.eq_ignore_ascii_case("transfer-encoding"))
+                {
+                    return Err(Some((
+                        411,
+                        json!({"error": "send a Content-Length (chunked bodies are not read)"}),
+                    )));
+                }
+                if length > max_body {
+                    return Err(Some((
+                        413,
+                        json!({"error": format!("body of {length} bytes is over the limit of {max_body}")}),
+                    )));
+                }
+                let mut body = buffer[head_len..].to_vec();
+                while body.len() < length {
+                    let n = stream.read(&mut chunk).map_err(|_| None)?;
+                    if n == 0 {
+                        return Err(None);
+                    }
+                    body.extend_from_slice(&chunk[..n]);
+                }
+                body.truncate(length);
+                return Ok((method, path, body));
+            }
+            Ok(httparse::Status::Partial) => {}
+            Err(e) => return Err(Some((400, json!({"error": format!("bad request: {e}")})))),
+        }
+        if buffer.len() > MAX_HEAD {
+            return Err(Some((431, json!({"error": "request head over 16 KiB"}))));
+        }
+        let n = stream.read(&mut chunk).map_err(|_| None)?;
+        if n == 0 {
+            return Err(None);
+        }
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        411 => "Length Required",
+        413 => "Payload Too Large",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admission_request_takes_group_and_version_from_api_version() {
+        let request = admission_request(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a", "namespace": "n"}}),
+            None,
+            "CREATE",
+        );
+        assert_eq!(
+            request["kind"],
+            json!({"group": "apps", "version": "v1", "kind": "Deployment"})
+        );
+        assert_eq!(request["namespace"], "n");
+        let pod = admission_request(json!({"apiVersion": "v1", "kind": "Pod"}), None, "CREATE");
+        assert_eq!(pod["kind"]["group"], "");
+        assert_eq!(pod["kind"]["version"], "v1");
+    }
+
+    #[test]
+    fn head_and_body_limits() {
+        let too_big = b"POST /validate HTTP/1.1\r\nContent-Length: 99\r\n\r\n".to_vec();
+        let answer = read_request(&mut &too_big[..], 10).unwrap_err().unwrap();
+        assert_eq!(answer.0, 413);
+        let mut long = b"GET /healthz HTTP/1.1\r\nX-A: ".to_vec();
+        long.extend(std::iter::repeat_n(b'a', 20_000));
+        let answer = read_request(&mut &long[..], 10).unwrap_err().unwrap();
+        assert_eq!(answer.0, 431);
+        let ok = b"POST /validate HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}".to_vec();
+        let (method, path, body) = read_request(&mut &ok[..], 10).unwrap();
+        assert_eq!(
+            (method.as_str(), path.as_str(), &body[..]),
+            ("POST", "/validate", &b"{}"[..])
+        );
+    }
+}

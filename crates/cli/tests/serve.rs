@@ -1,0 +1,307 @@
+//! `spreadlab serve` over real TLS 1.3 on 127.0.0.1, with a throwaway CA: Gatekeeper's
+//! ProviderRequest and the plain JSON endpoint answer with the scheduler's verdict on the seed
+//! scenarios (expectations recorded from the real kube-scheduler in `tests/scenarios/*/
+//! expected.jsonl`), the snapshot is re-read when it changes, and bad or oversized requests get
+//! clear errors; a TLS 1.2-only client is refused.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
+use serde_json::{Value, json};
+
+fn scenario(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/scenarios")
+        .join(name)
+}
+
+/// The object of a scenario's workload.yaml, as JSON.
+fn workload(name: &str) -> Value {
+    let text = std::fs::read_to_string(scenario(name).join("workload.yaml")).unwrap();
+    let mut values = spreadlab_k8s::read_documents(
+        &spreadlab_k8s::Source {
+            name: "workload.yaml".into(),
+            text,
+        },
+        &spreadlab_k8s::LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(values.len(), 1);
+    values.remove(0)
+}
+
+/// The real scheduler's messages for the Pending pods of a scenario.
+fn pending_messages(name: &str) -> Vec<String> {
+    std::fs::read_to_string(scenario(name).join("expected.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["node"].is_null())
+        .map(|v| v["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+struct Server {
+    child: Child,
+    port: u16,
+    ca: CertificateDer<'static>,
+    dir: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Starts `spreadlab serve` on a free port with a fresh CA and a copy of `snapshot`.
+fn start(test: &str, snapshot: &Path, extra: &[&str]) -> Server {
+    let dir = std::env::temp_dir().join(format!("spreadlab-serve-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let server_key = KeyPair::generate().unwrap();
+    let server_cert = CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&server_key, &issuer)
+        .unwrap();
+    std::fs::write(dir.join("tls.crt"), server_cert.pem()).unwrap();
+    std::fs::write(dir.join("tls.key"), server_key.serialize_pem()).unwrap();
+    std::fs::copy(snapshot, dir.join("snapshot.yaml")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_spreadlab"))
+        .arg("serve")
+        .arg("--snapshot")
+        .arg(dir.join("snapshot.yaml"))
+        .arg("--cert")
+        .arg(dir.join("tls.crt"))
+        .arg("--key")
+        .arg(dir.join("tls.key"))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start spreadlab serve");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .split("https://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Server {
+        child,
+        port,
+        ca: ca_cert.der().clone(),
+        dir,
+    }
+}
+
+fn client(server: &Server, versions: &[&'static rustls::SupportedProtocolVersion]) -> ClientConfig {
+    let mut roots = RootCertStore::empty();
+    roots.add(server.ca.clone()).unwrap();
+    ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_protocol_versions(versions)
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth()
+}
+
+/// One HTTPS request; the status and the JSON body.
+fn request(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
+    let config = Arc::new(client(server, &[&rustls::version::TLS13]));
+    let connection =
+        ClientConnection::new(config, ServerName::try_from("localhost").unwrap()).unwrap();
+    let socket = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let mut stream = StreamOwned::new(connection, socket);
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    stream.flush().unwrap();
+    assert_eq!(
+        stream.conn.protocol_version(),
+        Some(rustls::ProtocolVersion::TLSv1_3)
+    );
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response);
+    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP response");
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, serde_json::from_str(body).expect("a JSON body"))
+}
+
+#[test]
+fn gatekeeper_provider_request_gets_the_scheduler_verdicts() {
+    let server = start(
+        "gatekeeper",
+        &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
+        &[],
+    );
+    let full = workload("gpu-three-zones-one-full");
+    let keys = json!([full.to_string(), "not json", 7]);
+    let body = json!({
+        "apiVersion": "externaldata.gatekeeper.sh/v1beta1",
+        "kind": "ProviderRequest",
+        "request": {"keys": keys},
+    });
+    let (status, answer) = request(&server, "POST", "/gatekeeper", body.to_string().as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["kind"], "ProviderResponse");
+    assert_eq!(answer["apiVersion"], "externaldata.gatekeeper.sh/v1beta1");
+    assert_eq!(answer["response"]["systemError"], "");
+    let items = answer["response"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[0]["key"], keys[0]);
+    assert_eq!(items[0]["error"], "");
+    assert_eq!(items[0]["value"]["allowed"], false);
+    let message = items[0]["value"]["message"].as_str().unwrap();
+    let expected = pending_messages("gpu-three-zones-one-full");
+    assert_eq!(expected.len(), 1);
+    assert!(
+        message.contains(expected[0].split(" preemption:").next().unwrap()),
+        "{message}\nshould carry the real scheduler's {:?}",
+        expected[0]
+    );
+    assert!(items[1]["error"].as_str().unwrap().contains("not JSON"));
+    assert!(items[2]["error"].as_str().unwrap().contains("not a string"));
+
+    let (status, answer) = request(&server, "POST", "/gatekeeper", b"{\"kind\":\"Nope\"}");
+    assert_eq!(status, 400);
+    assert!(
+        answer["response"]["systemError"]
+            .as_str()
+            .unwrap()
+            .contains("ProviderRequest")
+    );
+}
+
+#[test]
+fn plain_endpoint_accepts_what_fits_and_reloads_the_snapshot() {
+    let server = start(
+        "plain",
+        &scenario("vllm-eight-two-zones").join("cluster.yaml"),
+        &["--max-body", "65536"],
+    );
+    assert!(pending_messages("vllm-eight-two-zones").is_empty());
+    let body = json!({"object": workload("vllm-eight-two-zones")}).to_string();
+    let (status, answer) = request(&server, "POST", "/validate", body.as_bytes());
+    assert_eq!(
+        (status, &answer["allowed"]),
+        (200, &json!(true)),
+        "{answer}"
+    );
+
+    // An AdmissionReview gets an AdmissionReview with the request's uid.
+    let review = json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "abc-123",
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "operation": "CREATE",
+            "namespace": "default",
+            "object": workload("vllm-eight-two-zones"),
+        },
+    });
+    let (status, answer) = request(&server, "POST", "/validate", review.to_string().as_bytes());
+    assert_eq!(status, 200);
+    assert_eq!(answer["kind"], "AdmissionReview");
+    assert_eq!(answer["response"]["uid"], "abc-123");
+    assert_eq!(answer["response"]["allowed"], true);
+
+    let (_, health) = request(&server, "GET", "/healthz", b"");
+    assert_eq!(health["snapshot"]["generation"], 1);
+    let objects = health["snapshot"]["objects"].as_u64().unwrap();
+    // Empty the snapshot: the next request re-reads it and nothing fits any more.
+    std::fs::write(
+        server.dir.join("snapshot.yaml"),
+        "apiVersion: v1\nkind: List\nitems: []\n",
+    )
+    .unwrap();
+    let (_, health) = request(&server, "GET", "/healthz", b"");
+    assert_eq!(health["snapshot"]["generation"], 2);
+    assert!(health["snapshot"]["objects"].as_u64().unwrap() < objects);
+    let (_, answer) = request(&server, "POST", "/validate", body.as_bytes());
+    assert_eq!(answer["allowed"], false, "{answer}");
+    assert!(
+        answer["message"]
+            .as_str()
+            .unwrap()
+            // kube-scheduler's ErrNoNodesAvailable (pkg/scheduler/schedule_one.go).
+            .contains("no nodes available to schedule pods"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn bad_requests_get_clear_errors_and_tls12_is_refused() {
+    let server = start(
+        "bad",
+        &scenario("vllm-eight-two-zones").join("cluster.yaml"),
+        &["--max-body", "100"],
+    );
+    let (status, answer) = request(&server, "POST", "/validate", &[b'x'; 200]);
+    assert_eq!(status, 413, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("over the limit of 100")
+    );
+    let (status, answer) = request(&server, "POST", "/validate", b"{not json");
+    assert_eq!(status, 400);
+    assert!(answer["error"].as_str().unwrap().contains("not JSON"));
+    let (status, _) = request(&server, "POST", "/validate", b"{}");
+    assert_eq!(status, 400);
+    let (status, _) = request(&server, "GET", "/nowhere", b"");
+    assert_eq!(status, 404);
+    let (status, _) = request(&server, "GET", "/validate", b"");
+    assert_eq!(status, 405);
+
+    // TLS 1.2 only: the handshake fails.
+    let config = Arc::new(client(&server, &[&rustls::version::TLS12]));
+    let connection =
+        ClientConnection::new(config, ServerName::try_from("localhost").unwrap()).unwrap();
+    let socket = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let mut stream = StreamOwned::new(connection, socket);
+    assert!(
+        stream.write_all(b"GET /healthz HTTP/1.1\r\n\r\n").is_err() || {
+            let mut buffer = Vec::new();
+            stream.read_to_end(&mut buffer).is_err()
+        }
+    );
+}
+
+#[test]
+fn bad_certificate_or_snapshot_fails_at_start() {
+    let output = Command::new(env!("CARGO_BIN_EXE_spreadlab"))
+        .args([
+            "serve",
+            "--snapshot",
+            "/nonexistent.yaml",
+            "--cert",
+            "/nonexistent.crt",
+        ])
+        .args(["--key", "/nonexistent.key", "--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent.crt"));
+}

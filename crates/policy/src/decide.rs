@@ -1,0 +1,570 @@
+//! The decision: a pure function of (admission request, settings, cluster source) that loads the
+//! object and the cluster through `spreadlab-k8s`, runs the engine and its analyses, and returns
+//! a [`Decision`]. Verdicts (violations) and problems (what could not be read) are kept apart;
+//! the `onUnparseable` setting alone decides what a problem does.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+use spreadlab_engine::analysis::failure::{self, DomainKind};
+use spreadlab_engine::analysis::rollout::{self, Assumptions};
+use spreadlab_engine::analysis::{self, lint};
+use spreadlab_engine::model::{Cluster, Pod, WhenUnsatisfiable};
+use spreadlab_engine::scheduler::{Detail, Options};
+use spreadlab_k8s::{LoadOptions, Loaded, Workload, WorkloadKind};
+
+use crate::mutate;
+use crate::request::{self, Admission, Kind, Operation, RequestError};
+use crate::settings::{Mode, OnUnparseable, Settings};
+use crate::snapshot::{self, ClusterSource, SourceError};
+
+/// Longest message of one violation, in characters (the scheduler's messages on big clusters are
+/// long; `kubectl` prints the whole rejection).
+pub const MAX_VIOLATION_CHARS: usize = 480;
+/// Longest rejection message, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 1200;
+/// Prefix of every message and warning.
+pub const PREFIX: &str = "spreadlab";
+
+/// What the policy answers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Accept as is.
+    Accept {
+        /// Warnings for the client (`mode: warn`, or an unreadable request under
+        /// `onUnparseable: warn`).
+        warnings: Vec<String>,
+    },
+    /// Accept this replacement of the object (mutating variant).
+    Mutate {
+        /// The whole mutated object.
+        object: Value,
+        /// Warnings for the client.
+        warnings: Vec<String>,
+    },
+    /// Reject.
+    Reject {
+        /// Shown by `kubectl`.
+        message: String,
+    },
+}
+
+/// Something the policy could not read: never a verdict on the workload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// The `validate` payload or the admission request.
+    Request(RequestError),
+    /// The admitted object does not convert (field path and message).
+    Object(String),
+    /// A cluster read failed.
+    Cluster(SourceError),
+}
+
+impl core::fmt::Display for Problem {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Problem::Request(error) => write!(f, "cannot read the request: {error}"),
+            Problem::Object(error) => write!(f, "cannot read the object: {error}"),
+            Problem::Cluster(error) => write!(f, "cannot read the cluster: {error}"),
+        }
+    }
+}
+
+/// The checks' result on a readable request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// Violations, each a short sentence.
+    pub violations: Vec<String>,
+    /// The mutated object (mutating variant, when something changed).
+    pub mutated: Option<Value>,
+}
+
+/// Decides on a whole `validate` payload (`{"request": ..., "settings": ...}`). Settings that do
+/// not validate reject the request (they should have been refused by `validate_settings`).
+pub fn decide_payload(payload: &[u8], cluster: &dyn ClusterSource) -> Decision {
+    let payload: Value = match serde_json::from_slice(payload) {
+        Ok(payload) => payload,
+        Err(error) => {
+            return problem_decision(
+                &Settings::default(),
+                &Problem::Request(RequestError {
+                    field: String::from("(payload)"),
+                    message: format!("not JSON: {error}"),
+                }),
+            );
+        }
+    };
+    let settings = match Settings::from_json(payload.get("settings").unwrap_or(&Value::Null)) {
+        Ok(settings) => settings,
+        Err(error) => {
+            return Decision::Reject {
+                message: format!("{PREFIX}: invalid policy settings: {error}"),
+            };
+        }
+    };
+    match payload.get("request") {
+        Some(request) => decide(request, &settings, cluster),
+        None => problem_decision(
+            &settings,
+            &Problem::Request(RequestError {
+                field: String::from("request"),
+                message: String::from("missing"),
+            }),
+        ),
+    }
+}
+
+/// Decides on one admission request.
+pub fn decide(request: &Value, settings: &Settings, cluster: &dyn ClusterSource) -> Decision {
+    let outcome = request::parse(request)
+        .map_err(Problem::Request)
+        .and_then(|admission| evaluate(&admission, settings, cluster));
+    match outcome {
+        Err(problem) => problem_decision(settings, &problem),
+        Ok(outcome) => verdict(settings, outcome),
+    }
+}
+
+fn problem_decision(settings: &Settings, problem: &Problem) -> Decision {
+    let message = truncate(&format!("{PREFIX}: {problem}"), MAX_MESSAGE_CHARS);
+    match settings.on_unparseable {
+        OnUnparseable::Reject => Decision::Reject { message },
+        OnUnparseable::Warn => Decision::Accept {
+            warnings: vec![format!(
+                "{message} (accepted unchecked: onUnparseable=warn)"
+            )],
+        },
+    }
+}
+
+fn verdict(settings: &Settings, outcome: Outcome) -> Decision {
+    let violations: Vec<String> = outcome
+        .violations
+        .iter()
+        .map(|v| truncate(v, MAX_VIOLATION_CHARS))
+        .collect();
+    if !violations.is_empty() && settings.mode == Mode::Reject {
+        return Decision::Reject {
+            message: truncate(
+                &format!("{PREFIX}: {}", violations.join("; ")),
+                MAX_MESSAGE_CHARS,
+            ),
+        };
+    }
+    let warnings = violations
+        .into_iter()
+        .map(|v| format!("{PREFIX}: {v}"))
+        .collect();
+    match outcome.mutated {
+        Some(object) => Decision::Mutate { object, warnings },
+        None => Decision::Accept { warnings },
+    }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Whether the request is in the settings' scope (before mutation).
+fn in_scope(admission: &Admission, settings: &Settings) -> bool {
+    let scope = &settings.scope;
+    if !scope.namespaces.is_empty() && !scope.namespaces.contains(&admission.namespace) {
+        return false;
+    }
+    if scope.excluded_namespaces.contains(&admission.namespace) {
+        return false;
+    }
+    if let Some(selector) = settings.scope_selector()
+        && !selector.matches(&admission.labels())
+    {
+        return false;
+    }
+    if !scope.check_controlled_objects && admission.has_controller() {
+        return false;
+    }
+    true
+}
+
+fn load_options(namespace: &str) -> LoadOptions {
+    LoadOptions {
+        default_namespace: namespace.to_owned(),
+        ..LoadOptions::default()
+    }
+}
+
+fn workload_kind(kind: Kind) -> WorkloadKind {
+    match kind {
+        Kind::Deployment => WorkloadKind::Deployment,
+        Kind::StatefulSet => WorkloadKind::StatefulSet,
+        Kind::ReplicaSet => WorkloadKind::ReplicaSet,
+        Kind::Pod => WorkloadKind::Pod,
+    }
+}
+
+/// The admitted object's workload in a load, or the first error about it (`index`: its
+/// document index).
+fn admitted_workload<'l>(
+    loaded: &'l Loaded,
+    admission: &Admission,
+    kind: Kind,
+    index: usize,
+) -> Result<Option<&'l Workload>, String> {
+    if let Some(error) = loaded.errors.iter().find(|e| e.document == Some(index)) {
+        let path = error
+            .path
+            .as_deref()
+            .map(|p| format!("{p}: "))
+            .unwrap_or_default();
+        return Err(format!("{path}{}", error.message));
+    }
+    Ok(loaded.workloads.iter().find(|w| {
+        w.kind == workload_kind(kind)
+            && w.namespace == admission.namespace
+            && w.name == admission.name
+    }))
+}
+
+fn requests_any(pod: &Pod, resources: &[String]) -> bool {
+    pod.containers.iter().chain(&pod.init_containers).any(|c| {
+        resources
+            .iter()
+            .any(|r| c.requests.contains_key(r) || c.limits.contains_key(r))
+    })
+}
+
+/// Runs every check the settings ask for.
+pub fn evaluate(
+    admission: &Admission,
+    settings: &Settings,
+    cluster: &dyn ClusterSource,
+) -> Result<Outcome, Problem> {
+    let Some(kind) = admission.kind else {
+        return Ok(Outcome::default());
+    };
+    if admission.operation == Operation::Other || !in_scope(admission, settings) {
+        return Ok(Outcome::default());
+    }
+    let mut outcome = Outcome::default();
+    let mut object = admission.object.clone();
+    if settings.mutate && mutate::mutate(&mut object, kind, settings) {
+        outcome.mutated = Some(object.clone());
+    }
+
+    // The object alone: static checks, and whether it is in scope at all.
+    let alone = spreadlab_k8s::load_values(
+        "admission request",
+        vec![object.clone()],
+        &load_options(&admission.namespace),
+    );
+    let validation_enforced = settings
+        .lint_rules
+        .iter()
+        .any(|r| r == "kubernetes-validation");
+    let workload = match admitted_workload(&alone, admission, kind, 0) {
+        Ok(Some(workload)) => workload,
+        // A Pod bound by its author (spec.nodeName) is not scheduled: nothing to check.
+        Ok(None) => return Ok(outcome),
+        Err(error) if validation_enforced => {
+            outcome.violations.push(format!(
+                "{}: [kubernetes-validation] {error}",
+                admission.describe()
+            ));
+            return Ok(outcome);
+        }
+        Err(error) => return Err(Problem::Object(error)),
+    };
+    if settings.scope.gpu_only && !requests_any(&workload.template, &settings.scope.gpu_resources) {
+        return Ok(Outcome {
+            violations: Vec::new(),
+            ..outcome
+        });
+    }
+    let subject = admission.describe();
+    for violation in static_violations(&workload.template, settings) {
+        outcome.violations.push(format!("{subject}: {violation}"));
+    }
+    if !settings.needs_cluster() {
+        return Ok(outcome);
+    }
+
+    let mut values = read_cluster(admission, settings, cluster)?;
+    let index = values.len();
+    values.push(object);
+    let loaded = spreadlab_k8s::load_values(
+        "cluster snapshot",
+        values,
+        &load_options(&admission.namespace),
+    );
+    let workload = match admitted_workload(&loaded, admission, kind, index) {
+        Ok(Some(workload)) => workload,
+        Ok(None) => return Ok(outcome),
+        Err(error) => return Err(Problem::Object(error)),
+    };
+    for violation in cluster_violations(admission, workload, &loaded.cluster, settings) {
+        outcome.violations.push(format!("{subject}: {violation}"));
+    }
+    Ok(outcome)
+}
+
+/// Checks of the pod template alone.
+fn static_violations(template: &Pod, settings: &Settings) -> Vec<String> {
+    let mut violations = Vec::new();
+    let constraints = &template.topology_spread_constraints;
+    for required in &settings.required_topology_keys {
+        if !constraints
+            .iter()
+            .any(|c| c.topology_key == required.topology_key)
+        {
+            violations.push(format!(
+                "no topologySpreadConstraint on {} (required by policy)",
+                required.topology_key
+            ));
+        }
+    }
+    if let Some(max_skew) = settings.max_skew {
+        for constraint in constraints.iter().filter(|c| c.max_skew > max_skew) {
+            violations.push(format!(
+                "topologySpreadConstraint on {} has maxSkew {}, policy allows at most {max_skew}",
+                constraint.topology_key, constraint.max_skew
+            ));
+        }
+    }
+    if settings.require_do_not_schedule {
+        let required: BTreeSet<&str> = settings
+            .required_topology_keys
+            .iter()
+            .map(|r| r.topology_key.as_str())
+            .collect();
+        for constraint in constraints.iter().filter(|c| {
+            c.when_unsatisfiable != WhenUnsatisfiable::DoNotSchedule
+                && (required.is_empty() || required.contains(c.topology_key.as_str()))
+        }) {
+            violations.push(format!(
+                "topologySpreadConstraint on {} is ScheduleAnyway, policy requires DoNotSchedule",
+                constraint.topology_key
+            ));
+        }
+    }
+    violations
+}
+
+/// Lists the cluster through the source: Nodes, bound Pods (not the admitted Pod itself),
+/// Namespaces, PriorityClasses, and PodDisruptionBudgets when a rule reads them.
+fn read_cluster(
+    admission: &Admission,
+    settings: &Settings,
+    cluster: &dyn ClusterSource,
+) -> Result<Vec<Value>, Problem> {
+    let mut values = cluster.list(snapshot::NODE).map_err(Problem::Cluster)?;
+    let pods = cluster.list(snapshot::POD).map_err(Problem::Cluster)?;
+    let is_admitted = |pod: &Value| {
+        admission.kind == Some(Kind::Pod)
+            && pod.pointer("/metadata/namespace").and_then(Value::as_str)
+                == Some(admission.namespace.as_str())
+            && pod.pointer("/metadata/name").and_then(Value::as_str)
+                == Some(admission.name.as_str())
+    };
+    // Unbound pods in the cache are other workloads' Pending replicas: the scheduler's queue,
+    // not capacity; the admitted workload is judged against the bound ones.
+    values.extend(pods.into_iter().filter(|pod| {
+        pod.pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .is_some_and(|node| !node.is_empty())
+            && !is_admitted(pod)
+    }));
+    values.extend(
+        cluster
+            .list(snapshot::NAMESPACE)
+            .map_err(Problem::Cluster)?,
+    );
+    values.extend(
+        cluster
+            .list(snapshot::PRIORITY_CLASS)
+            .map_err(Problem::Cluster)?,
+    );
+    if settings.lint_rules.iter().any(|r| r == "pdb-violated") {
+        values.extend(cluster.list(snapshot::PDB).map_err(Problem::Cluster)?);
+    }
+    Ok(values)
+}
+
+fn options() -> Options {
+    Options {
+        detail: Detail::None,
+        ..Options::default()
+    }
+}
+
+fn percent(part: usize, whole: usize) -> usize {
+    (part * 100).checked_div(whole).unwrap_or(100)
+}
+
+/// Checks against the cluster.
+fn cluster_violations(
+    admission: &Admission,
+    workload: &Workload,
+    cluster: &Cluster,
+    settings: &Settings,
+) -> Vec<String> {
+    let options = options();
+    let mut violations = Vec::new();
+    let rollout_update = admission.operation == Operation::Update && admission.template_changed();
+    // The state after this change has rolled out: on a template change the running replicas
+    // (the old revision) are replaced by new ones.
+    let end_state = if rollout_update && workload.kind != WorkloadKind::Pod {
+        let old: BTreeSet<String> = workload
+            .running_pods(cluster)
+            .iter()
+            .map(|pod| pod.key())
+            .collect();
+        let mut end = cluster.clone();
+        end.pods.retain(|pod| !old.contains(&pod.key()));
+        end
+    } else {
+        cluster.clone()
+    };
+    let analysed = workload.for_analysis(&end_state);
+    let workloads = [analysed];
+    let desired = workloads[0].desired;
+    let needs_settle = settings.reject_pending
+        || settings.min_zone_loss_survival.is_some()
+        || settings
+            .required_topology_keys
+            .iter()
+            .any(|r| r.min_domains.is_some());
+    if needs_settle {
+        let settled = analysis::settle(&end_state, &workloads, &options);
+        if settings.reject_pending && !settled.pending[0].is_empty() {
+            let pending = &settled.pending[0];
+            let message = pending[0]
+                .1
+                .message
+                .as_deref()
+                .unwrap_or("no message from the scheduler");
+            violations.push(format!(
+                "{} of {desired} replicas would stay Pending: {message}",
+                pending.len()
+            ));
+        }
+        for required in &settings.required_topology_keys {
+            let Some(min_domains) = required.min_domains else {
+                continue;
+            };
+            let need = (min_domains as usize).min(desired);
+            let domains = domains_of(
+                &settled.cluster,
+                &settled.members[0],
+                &required.topology_key,
+            );
+            if domains.len() < need {
+                let list: Vec<&str> = domains.iter().map(String::as_str).collect();
+                violations.push(format!(
+                    "replicas would run in {} {} domain(s) [{}], policy requires {need}",
+                    domains.len(),
+                    required.topology_key,
+                    list.join(", ")
+                ));
+            }
+        }
+        if let Some(fraction) = settings.min_zone_loss_survival
+            && desired > 0
+        {
+            let sweep = failure::fail_each(
+                &settled,
+                &workloads,
+                DomainKind::Zone,
+                settings.zone_loss_mode.failure_mode(),
+                &options,
+            );
+            let survival = &sweep.survival[0];
+            if (survival.min_running_after as f64) < fraction * desired as f64 - 1e-9 {
+                let worst = survival
+                    .worst
+                    .as_ref()
+                    .map_or_else(|| String::from("a zone"), |d| d.describe());
+                let why = sweep
+                    .reports
+                    .iter()
+                    .find(|r| Some(&r.domain) == survival.worst.as_ref())
+                    .and_then(|r| {
+                        r.workloads[0]
+                            .replacements
+                            .iter()
+                            .find_map(|x| x.message.clone())
+                    })
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default();
+                violations.push(format!(
+                    "losing {worst} ({}) leaves {} of {desired} replicas running ({}%), policy requires {}%{why}",
+                    settings.zone_loss_mode.failure_mode().as_str(),
+                    survival.min_running_after,
+                    percent(survival.min_running_after, desired),
+                    (fraction * 100.0).ceil() as u64
+                ));
+            }
+        }
+    }
+    if settings.reject_rollout_stall
+        && rollout_update
+        && let Some(spec) = &workload.rollout
+    {
+        let current = workload.for_analysis(cluster);
+        let report = rollout::rollout(cluster, &current, spec, &Assumptions::default(), &options);
+        let outcome = &report.outcome;
+        if !outcome.completed {
+            let at = outcome
+                .stalled_at_step
+                .map(|s| format!(" at step {s}"))
+                .unwrap_or_default();
+            let reason = outcome.reason.as_deref().unwrap_or("no progress");
+            let fix = report
+                .alternatives
+                .iter()
+                .find(|a| a.outcome.completed)
+                .map(|a| format!(" (completes with: {})", a.change))
+                .unwrap_or_default();
+            violations.push(format!(
+                "rollout ({}) would stall{at}: {reason}{fix}",
+                outcome.strategy.describe()
+            ));
+        }
+    }
+    if !settings.lint_rules.is_empty() {
+        let current = workload.for_analysis(cluster);
+        let findings = lint::lint(
+            cluster,
+            core::slice::from_ref(&current),
+            core::slice::from_ref(&workload.rollout),
+            &options,
+        );
+        let enforced: BTreeSet<&str> = settings.lint_rules.iter().map(String::as_str).collect();
+        for finding in findings.iter().filter(|f| enforced.contains(f.rule)) {
+            violations.push(format!("[{}] {}", finding.rule, finding.message));
+        }
+    }
+    violations
+}
+
+/// The distinct values of `key` on the nodes running `members` (pod keys).
+fn domains_of(cluster: &Cluster, members: &[String], key: &str) -> BTreeSet<String> {
+    let nodes: BTreeMap<&str, Option<&String>> = cluster
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), n.labels.get(key)))
+        .collect();
+    let members: BTreeSet<&str> = members.iter().map(String::as_str).collect();
+    cluster
+        .pods
+        .iter()
+        .filter(|p| members.contains(p.key().as_str()))
+        .filter_map(|p| p.node_name.as_deref())
+        .filter_map(|node| nodes.get(node).copied().flatten())
+        .cloned()
+        .collect()
+}

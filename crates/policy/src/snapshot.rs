@@ -1,0 +1,136 @@
+//! Where the cluster snapshot comes from: a [`ClusterSource`] lists the kinds of
+//! [`CONTEXT_AWARE_RESOURCES`]. In the wasm module it is the Kubewarden host
+//! ([`crate::host::HostCluster`]); native tests supply fixtures ([`FixtureCluster`]).
+
+use core::fmt;
+
+use serde_json::Value;
+
+/// A kind the policy reads from the cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Resource {
+    /// `apiVersion`.
+    pub api_version: &'static str,
+    /// `kind`.
+    pub kind: &'static str,
+}
+
+/// Nodes.
+pub const NODE: Resource = Resource {
+    api_version: "v1",
+    kind: "Node",
+};
+/// Pods (every namespace: resource use, spread and affinity count them).
+pub const POD: Resource = Resource {
+    api_version: "v1",
+    kind: "Pod",
+};
+/// Namespaces (their labels, for affinity `namespaceSelector`s).
+pub const NAMESPACE: Resource = Resource {
+    api_version: "v1",
+    kind: "Namespace",
+};
+/// PriorityClasses (the priority of the admitted workload's pods, and so whom they may preempt).
+pub const PRIORITY_CLASS: Resource = Resource {
+    api_version: "scheduling.k8s.io/v1",
+    kind: "PriorityClass",
+};
+/// PodDisruptionBudgets (for the `pdb-violated` lint rule).
+pub const PDB: Resource = Resource {
+    api_version: "policy/v1",
+    kind: "PodDisruptionBudget",
+};
+
+/// Every kind the policy may read; `metadata.yml`'s `contextAwareResources` lists exactly these
+/// (a test checks it).
+pub const CONTEXT_AWARE_RESOURCES: &[Resource] = &[NODE, POD, NAMESPACE, PRIORITY_CLASS, PDB];
+
+/// A failed cluster read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceError {
+    /// What was read.
+    pub resource: Resource,
+    /// Why it failed.
+    pub message: String,
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot list {} ({}): {}",
+            self.resource.kind, self.resource.api_version, self.message
+        )
+    }
+}
+
+/// Lists cluster objects (cluster-wide).
+pub trait ClusterSource {
+    /// Every object of `resource`, as JSON.
+    fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError>;
+}
+
+/// The items of a Kubernetes List answer (`{"items": [...]}`).
+pub fn list_items(resource: Resource, list: Value) -> Result<Vec<Value>, SourceError> {
+    match list {
+        Value::Object(mut map) => match map.remove("items") {
+            Some(Value::Array(items)) => Ok(items),
+            Some(Value::Null) | None => Ok(Vec::new()),
+            Some(_) => Err(SourceError {
+                resource,
+                message: String::from("the answer's `items` is not an array"),
+            }),
+        },
+        _ => Err(SourceError {
+            resource,
+            message: String::from("the answer is not a Kubernetes List object"),
+        }),
+    }
+}
+
+/// A cluster from fixture objects (native tests; a what-if service could use it too): every
+/// object whose `kind` matches is listed.
+#[derive(Clone, Debug, Default)]
+pub struct FixtureCluster {
+    /// The objects.
+    pub objects: Vec<Value>,
+    /// Kinds whose listing fails (to test failed reads).
+    pub failing: Vec<&'static str>,
+}
+
+impl FixtureCluster {
+    /// A cluster of these objects (a `kind: List` is flattened).
+    pub fn new(objects: impl IntoIterator<Item = Value>) -> FixtureCluster {
+        let mut flat = Vec::new();
+        for object in objects {
+            if object.get("kind").and_then(Value::as_str) == Some("List") {
+                if let Some(items) = object.get("items").and_then(Value::as_array) {
+                    flat.extend(items.iter().cloned());
+                }
+            } else {
+                flat.push(object);
+            }
+        }
+        FixtureCluster {
+            objects: flat,
+            failing: Vec::new(),
+        }
+    }
+}
+
+impl ClusterSource for FixtureCluster {
+    fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError> {
+        if self.failing.contains(&resource.kind) {
+            return Err(SourceError {
+                resource,
+                message: String::from("fixture read failure"),
+            });
+        }
+        Ok(self
+            .objects
+            .iter()
+            .filter(|o| o.get("kind").and_then(Value::as_str) == Some(resource.kind))
+            .cloned()
+            .collect())
+    }
+}

@@ -1,0 +1,351 @@
+//! `decide` on the stored admission requests of `test_data/` against the seed clusters. Expected
+//! verdicts come from the real kube-scheduler's recordings (`tests/scenarios/*/expected.jsonl`) or
+//! from the fixture's own stated expectation (`tests/analyses/*.yaml`, checked by the CLI tests
+//! too), never from this policy's output.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use spreadlab_policy::decide::{Decision, decide_payload};
+use spreadlab_policy::snapshot::FixtureCluster;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn yaml_objects(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_saphyr::from_multiple::<Value>(&text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .into_iter()
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+fn cluster(path: &str) -> FixtureCluster {
+    FixtureCluster::new(yaml_objects(&repo().join(path)))
+}
+
+fn payload(name: &str) -> Vec<u8> {
+    let path = repo().join(format!("crates/policy/test_data/{name}.json"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn run(name: &str, cluster: &FixtureCluster) -> Decision {
+    decide_payload(&payload(name), cluster)
+}
+
+fn rejection(decision: &Decision) -> &str {
+    match decision {
+        Decision::Reject { message } => message,
+        other => panic!("expected a rejection, got {other:?}"),
+    }
+}
+
+/// The first workload of each seed scenario, admitted on its cluster with the default settings
+/// (reject when a replica would be Pending). The verdict follows from the recording of the real
+/// kube-scheduler: reject exactly when one of the workload's pods stayed Pending there, with the
+/// recorded `0/N nodes are available: ...` sentence in the message. Only workloads scheduled first
+/// in the recording are used (later ones depend on the earlier workloads' placements).
+#[test]
+fn seed_scenarios_follow_the_real_scheduler() {
+    let mut checked = 0;
+    let mut rejected = 0;
+    for entry in std::fs::read_dir(repo().join("tests/scenarios")).unwrap() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let stored: Value = serde_json::from_slice(&payload(&format!("scenario-{name}"))).unwrap();
+        let object = &stored["request"]["object"];
+        let prefix = format!(
+            "{}/{}-",
+            object["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("default"),
+            object["metadata"]["name"].as_str().unwrap()
+        );
+        let recorded: Vec<Value> = std::fs::read_to_string(dir.join("expected.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let first_other = recorded
+            .iter()
+            .position(|r| !r["pod"].as_str().unwrap().starts_with(&prefix))
+            .unwrap_or(recorded.len());
+        if recorded[first_other..]
+            .iter()
+            .any(|r| r["pod"].as_str().unwrap().starts_with(&prefix))
+        {
+            continue; // interleaved with another workload: not independent
+        }
+        let pending: Vec<&Value> = recorded[..first_other]
+            .iter()
+            .filter(|r| r["node"].is_null())
+            .collect();
+        let decision = run(
+            &format!("scenario-{name}"),
+            &cluster(&format!("tests/scenarios/{name}/cluster.yaml")),
+        );
+        checked += 1;
+        if pending.is_empty() {
+            assert_eq!(
+                decision,
+                Decision::Accept { warnings: vec![] },
+                "{name}: the real scheduler placed every replica"
+            );
+        } else {
+            rejected += 1;
+            let message = rejection(&decision);
+            // Of the desired replicas (running ones in the cluster count; the recording has the
+            // pods created).
+            let desired = object["spec"]["replicas"].as_u64().unwrap_or(1);
+            let expected = format!("{} of {desired} replicas would stay Pending", pending.len());
+            assert!(message.contains(&expected), "{name}: {message}");
+            let recorded_message = pending[0]["message"].as_str().unwrap();
+            let first_sentence = recorded_message.split(". ").next().unwrap();
+            assert!(
+                message.contains(first_sentence),
+                "{name}: {message}\nrecorded: {recorded_message}"
+            );
+            assert!(
+                message.chars().count() <= 1200,
+                "{name}: short enough for kubectl"
+            );
+        }
+    }
+    assert!(checked >= 10, "only {checked} scenarios were independent");
+    assert!(rejected >= 4, "only {rejected} rejections");
+}
+
+/// tests/analyses/rollout-gpu-busy.yaml: every GPU busy, maxSurge 1 / maxUnavailable 0 → the
+/// surge pod cannot be placed and no old pod may go (the fixture's stated expectation).
+#[test]
+fn rollout_that_stalls_is_rejected_and_a_relabel_is_not() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let message = rejection(&run("rollout-gpu-busy-update", &cluster)).to_owned();
+    assert!(message.contains("would stall at step 0"), "{message}");
+    assert!(message.contains("Insufficient nvidia.com/gpu"), "{message}");
+    assert!(message.contains("completes with:"), "{message}");
+    // No template change: no rollout; the three running pods are its replicas.
+    assert_eq!(
+        run("rollout-gpu-busy-relabel", &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+}
+
+/// The same UPDATE judged on its end state (rejectPending): the three old pods go, and the three
+/// new ones fit one per zone on the GPUs the old ones held; without removing the old revision
+/// every GPU would look busy.
+#[test]
+fn update_with_a_new_template_is_judged_on_its_end_state() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    stored["settings"] = json!({});
+    assert_eq!(
+        decide_payload(stored.to_string().as_bytes(), &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+    // As a CREATE of a second Deployment with the same pods (another name), nothing is freed.
+    stored["request"]["operation"] = json!("CREATE");
+    stored["request"]["oldObject"] = Value::Null;
+    stored["request"]["object"]["metadata"]["name"] = json!("infer-two");
+    stored["request"]["object"]["spec"]["selector"]["matchLabels"]["app"] = json!("infer-two");
+    stored["request"]["object"]["spec"]["template"]["metadata"]["labels"]["app"] =
+        json!("infer-two");
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &cluster)).to_owned();
+    assert!(
+        message.contains("3 of 3 replicas would stay Pending"),
+        "{message}"
+    );
+    assert!(message.contains("Insufficient nvidia.com/gpu"), "{message}");
+}
+
+/// tests/analyses/spread-three-zones.yaml: one replica per zone. Removing a zone, its replica is
+/// rescheduled (100%); an unreachable zone still counts as an empty domain under the default
+/// nodeTaintsPolicy, so the replacement stays Pending (66%).
+#[test]
+fn zone_loss_survival() {
+    let cluster = cluster("tests/analyses/spread-three-zones.yaml");
+    assert_eq!(
+        run("spread-three-zones-survival-removed", &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+    let message = rejection(&run("spread-three-zones-survival-unreachable", &cluster)).to_owned();
+    assert!(
+        message.contains("leaves 2 of 3 replicas running (66%), policy requires 100%"),
+        "{message}"
+    );
+    assert!(
+        message.contains("didn't match pod topology spread constraints"),
+        "{message}"
+    );
+    assert_eq!(
+        run("spread-three-zones-min-domains", &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+}
+
+#[test]
+fn static_rules() {
+    let cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
+    let message = rejection(&run("static-no-zone-spread", &cluster)).to_owned();
+    assert_eq!(
+        message,
+        "spreadlab: Deployment default/infer: no topologySpreadConstraint on topology.kubernetes.io/zone (required by policy)"
+    );
+    let message = rejection(&run("static-soft-wide-spread", &cluster)).to_owned();
+    assert!(
+        message.contains("maxSkew 3, policy allows at most 1"),
+        "{message}"
+    );
+    assert!(
+        message.contains("is ScheduleAnyway, policy requires DoNotSchedule"),
+        "{message}"
+    );
+}
+
+#[test]
+fn mutation_adds_zone_spread_selecting_own_pods() {
+    let cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
+    let Decision::Mutate { object, warnings } = run("mutate-no-zone-spread", &cluster) else {
+        panic!("expected a mutation");
+    };
+    assert!(warnings.is_empty());
+    assert_eq!(
+        object["spec"]["template"]["spec"]["topologySpreadConstraints"],
+        json!([{
+            "maxSkew": 1,
+            "topologyKey": "topology.kubernetes.io/zone",
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": {"app": "infer"}},
+            "matchLabelKeys": ["pod-template-hash"]
+        }])
+    );
+}
+
+/// The GPU scenario's template as other kinds: a StatefulSet places like the Deployment (the
+/// recording: third replica Pending); one Pod fits (the recording placed the first replica).
+#[test]
+fn other_kinds() {
+    let cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
+    let message = rejection(&run("statefulset-gpu-three-zones", &cluster)).to_owned();
+    assert!(
+        message.starts_with("spreadlab: StatefulSet default/infer: 1 of 3 replicas would stay Pending: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu."),
+        "{message}"
+    );
+    assert_eq!(
+        run("pod-gpu-three-zones", &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+    assert_eq!(
+        run("replicaset-owned-gpu-three-zones", &cluster),
+        Decision::Accept { warnings: vec![] },
+        "a Deployment's ReplicaSet is skipped by default"
+    );
+    let message = rejection(&run("replicaset-owned-checked-gpu-three-zones", &cluster)).to_owned();
+    assert!(
+        message.contains("1 of 3 replicas would stay Pending"),
+        "{message}"
+    );
+}
+
+#[test]
+fn malformed_requests_are_never_silently_accepted() {
+    let cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
+    let message = rejection(&run("malformed-object", &cluster)).to_owned();
+    assert_eq!(
+        message,
+        "spreadlab: cannot read the request: request.object: not an object"
+    );
+    let message = rejection(&run("malformed-no-selector", &cluster)).to_owned();
+    assert!(
+        message.starts_with("spreadlab: cannot read the object: spec.selector"),
+        "{message}"
+    );
+    let Decision::Accept { warnings } = run("malformed-no-selector-warn", &cluster) else {
+        panic!("onUnparseable: warn accepts");
+    };
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].contains("accepted unchecked"), "{warnings:?}");
+
+    for (payload, expected) in [
+        (&b"not json"[..], "cannot read the request: (payload): not JSON"),
+        (&br#"{"settings": {}}"#[..], "cannot read the request: request: missing"),
+        (
+            &br#"{"settings": {"maxSkew": 0}, "request": {}}"#[..],
+            "invalid policy settings: maxSkew: must be at least 1",
+        ),
+        (
+            &br#"{"request": {"kind": {"group": "apps", "kind": "Deployment"}, "operation": "CREATE"}}"#[..],
+            "request.object: missing",
+        ),
+    ] {
+        let message = rejection(&decide_payload(payload, &cluster)).to_owned();
+        assert!(message.contains(expected), "{message}");
+    }
+}
+
+#[test]
+fn failed_cluster_reads_follow_on_unparseable() {
+    let mut cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
+    cluster.failing.push("Pod");
+    let message = rejection(&run("scenario-gpu-three-zones-one-full", &cluster)).to_owned();
+    assert_eq!(
+        message,
+        "spreadlab: cannot read the cluster: cannot list Pod (v1): fixture read failure"
+    );
+}
+
+#[test]
+fn warn_mode_accepts_with_the_violations_as_warnings() {
+    let cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
+    let mut stored: Value =
+        serde_json::from_slice(&payload("scenario-gpu-three-zones-one-full")).unwrap();
+    stored["settings"] = json!({"mode": "warn"});
+    let decision = decide_payload(stored.to_string().as_bytes(), &cluster);
+    let Decision::Accept { warnings } = decision else {
+        panic!("warn mode accepts: {decision:?}");
+    };
+    assert_eq!(warnings.len(), 1);
+    assert!(warnings[0].contains("1 of 3 replicas would stay Pending"));
+}
+
+#[test]
+fn scope_settings_skip_requests() {
+    let cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
+    let stored: Value =
+        serde_json::from_slice(&payload("scenario-gpu-three-zones-one-full")).unwrap();
+    for settings in [
+        json!({"scope": {"namespaces": ["other"]}}),
+        json!({"scope": {"excludedNamespaces": ["default"]}}),
+        json!({"scope": {"labelSelector": {"matchLabels": {"team": "x"}}}}),
+        json!({"scope": {"gpuOnly": true, "gpuResources": ["amd.com/gpu"]}}),
+    ] {
+        let mut request = stored.clone();
+        request["settings"] = settings.clone();
+        assert_eq!(
+            decide_payload(request.to_string().as_bytes(), &cluster),
+            Decision::Accept { warnings: vec![] },
+            "{settings}"
+        );
+    }
+    let mut request = stored.clone();
+    request["settings"] = json!({"scope": {"gpuOnly": true}});
+    assert!(matches!(
+        decide_payload(request.to_string().as_bytes(), &cluster),
+        Decision::Reject { .. }
+    ));
+}
+
+#[test]
+fn lint_rules_are_enforced_by_id() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    stored["settings"] =
+        json!({"rejectPending": false, "lintRules": ["missing-pod-template-hash-key"]});
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &cluster)).to_owned();
+    assert!(
+        message.contains("[missing-pod-template-hash-key]"),
+        "{message}"
+    );
+}
