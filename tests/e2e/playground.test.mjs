@@ -27,6 +27,8 @@ after(async () => { await browser?.close(); });
 async function open(hash = '') {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
+  // Generous: CI shares two cores with other builds.
+  page.setDefaultTimeout(90_000);
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
   await page.goto(URL + hash);
