@@ -33,6 +33,9 @@ diff -u policies/gatekeeper/suite.yaml <(bash policies/gatekeeper/gen-suite.sh) 
   { echo "policies/gatekeeper/suite.yaml is stale: bash policies/gatekeeper/gen-suite.sh > policies/gatekeeper/suite.yaml" >&2; exit 1; }
 echo "== gator verify policies/gatekeeper"
 "$GATOR" verify -v policies/gatekeeper
+echo "== policies/gatekeeper/whatif: Gatekeeper's constraint framework calling a real spreadlab serve (tests/gatekeeper)"
+cargo build -q -p spreadlab-cli
+(cd tests/gatekeeper && SPREADLAB_BIN="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}/debug/spreadlab" go test -count=1 ./...)
 echo "== policies/kyverno: tests/*/kyverno-test.yaml are generated from policies/fixtures/expected.yaml"
 for which in validate mutate; do
   diff -u "policies/kyverno/tests/$which/kyverno-test.yaml" <(bash policies/kyverno/gen-test.sh "$which") ||
