@@ -1,7 +1,36 @@
 #!/usr/bin/env bash
 # Installs what spreadlab's builds and tests need on a fresh machine (idempotent):
 # the Rust targets for the no_std/wasm builds (wasm32-wasip1: the Kubewarden policy), and Go for the oracle (tests/oracle).
+#   --web       only what the playground build needs (the wasm32 target; wasm-opt from npm
+#               binaryen when npm is there), for scripts/run.sh
+#   --web-test  also Chromium + ChromeDriver (apt) and the e2e packages (npm ci in tests/e2e)
 set -euo pipefail
+cd "$(dirname "$0")/.."
+web_tools() {
+  # playwright-core (no browser download) and binaryen's wasm-opt, pinned by package-lock.json.
+  if command -v npm >/dev/null 2>&1; then
+    if [ ! -x tests/e2e/node_modules/.bin/wasm-opt ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
+      (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+  else
+    echo "setup: npm missing; the playground builds without wasm-opt and the e2e tests cannot run" >&2
+  fi
+}
+case "${1:-}" in
+  --web)
+    rustup target add wasm32-unknown-unknown >/dev/null
+    web_tools
+    exit 0
+    ;;
+  --web-test)
+    rustup target add wasm32-unknown-unknown >/dev/null
+    if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+    fi
+    web_tools
+    exit 0
+    ;;
+esac
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo is missing; install Rust 1.95 with rustup first" >&2
   exit 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of spreadlab: formatting, lints, unit and conformance tests, the no_std wasm
 # builds, the differential check of the seed scenarios against the real kube-scheduler (Go oracle),
-# and a compile check of the benchmarks. Build products go outside the clone so CI reuses them.
+# a compile check of the benchmarks and the playground's browser tests (scripts/test-web.sh). Build
+# products go outside the clone so CI reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}"
@@ -35,3 +36,6 @@ cargo bench -q -p spreadlab-bench --no-run
 
 echo "== Kubewarden policy: wasm module in a real waPC host (scripts/test-policy.sh)"
 bash scripts/test-policy.sh
+
+echo "== playground in the browser (build, serve, Playwright e2e, wasm-bindgen-test in headless Chromium)"
+bash scripts/test-web.sh

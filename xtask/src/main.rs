@@ -8,6 +8,9 @@
 //! shrunk and written to `tests/regressions/<class>-<seed>.yaml` with the oracle's output beside
 //! it (`<class>-<seed>.expected.jsonl`). Builds nothing: the oracle binary comes from
 //! `scripts/test.sh` (default `$HOME/.cache/spreadlab/oracle`). Exits 1 on any mismatch.
+//!
+//! `cargo xtask web [--dev] [--no-opt] [--out DIR]`: builds the playground into a static site
+//! (`web.rs`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -20,7 +23,11 @@ use serde_json::Value;
 use spreadlab_conformance::differential::{self, INPUT_REJECTED, Oracle, Outcome, prepare};
 use spreadlab_conformance::{generate, shrink};
 
-const USAGE: &str = "usage: cargo xtask scenario SEED     (print the oracle's input for one seed)
+mod web;
+
+const USAGE: &str = "usage: cargo xtask web [--dev] [--no-opt] [--out DIR]
+                          (build the playground into dist/playground, default profile web-release)
+       cargo xtask scenario SEED     (print the oracle's input for one seed)
        cargo xtask speed [--shape spread|anti] [--nodes N] [--pods M] [--oracle-pods K] [--oracle PATH]
                           (time both sides on the same synthetic scenario; default: both shapes,
                           5000 nodes, 10000 spread pods / 2000 anti-affinity pods)
@@ -130,6 +137,13 @@ fn main() -> ExitCode {
             Err(error) => {
                 eprintln!("xtask: {error}");
                 ExitCode::from(2)
+            }
+        },
+        Some("web") => match web::web(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("xtask web: {error}");
+                ExitCode::FAILURE
             }
         },
         Some("speed") => match speed(&args[1..]) {

@@ -1,0 +1,325 @@
+//! What-if: fail a zone or node (removed or unreachable), step through a rollout, capacity
+//! headroom, tie-break risk and lint findings. Every figure comes from `spreadlab_engine::analysis`.
+
+use std::rc::Rc;
+
+use spreadlab_engine::analysis::failure::{self, Domain, FailureMode, FailureReport};
+use spreadlab_engine::analysis::rollout::{self, Assumptions, RolloutReport};
+use spreadlab_engine::analysis::{self, Workload, capacity, lint, tie_break};
+use spreadlab_engine::scheduler::Options;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use crate::app::{Dispatch, Shared};
+use crate::model::Analysis;
+use crate::state::{Action, FailMode, FailTarget};
+
+/// Props of [`WhatIfPanel`].
+#[derive(Properties, PartialEq)]
+pub struct WhatIfProps {
+    /// The analysis.
+    pub analysis: Shared,
+    /// The failure asked for.
+    pub fail: Option<FailTarget>,
+    /// Its mode.
+    pub mode: FailMode,
+    /// Rollout timeline position.
+    pub rollout_step: usize,
+    /// Dispatch.
+    pub dispatch: Dispatch,
+}
+
+/// How many clones capacity tries at most.
+const CAPACITY_BOUND: usize = 200;
+/// Seeded tie-break runs.
+const RISK_RUNS: usize = 50;
+
+fn workloads(analysis: &Analysis) -> Vec<Workload> {
+    analysis
+        .loaded
+        .workloads
+        .iter()
+        .map(|w| w.for_analysis(&analysis.loaded.cluster))
+        .collect()
+}
+
+fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> FailureReport {
+    let options = Options::default();
+    let workloads = workloads(analysis);
+    let settled = analysis::settle(&analysis.loaded.cluster, &workloads, &options);
+    let domain = match target {
+        FailTarget::Zone(zone) => Domain::Zone(zone.clone()),
+        FailTarget::Node(node) => Domain::Node(node.clone()),
+    };
+    let mode = match mode {
+        FailMode::Removed => FailureMode::Removed,
+        FailMode::Unreachable => FailureMode::Unreachable,
+    };
+    failure::fail(&settled, &workloads, &domain, mode, &options)
+}
+
+fn zones_text(zones: &std::collections::BTreeMap<String, usize>) -> String {
+    zones
+        .iter()
+        .map(|(z, n)| format!("{z}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn failure_view(report: &FailureReport) -> Html {
+    html! {
+        <div class="failure" id="failure-report">
+            <p>{ format!("{} ({}): {} node(s) fail, {} pod(s) gone.", report.domain.describe(), report.mode.as_str(), report.failed_nodes.len(), report.pods_gone) }</p>
+            { for report.workloads.iter().map(|w| html! {
+                <div class="impact">
+                    <h4>{ w.workload.clone() }</h4>
+                    <p>{ format!("{} desired; {} running before ({}); {} lost; {} running after ({}).",
+                        w.desired, w.running_before, zones_text(&w.zones_before), w.lost.len(), w.running_after, zones_text(&w.zones_after)) }</p>
+                    <ul>
+                        { for w.replacements.iter().map(|r| html! {
+                            <li class={classes!(r.node.is_none().then_some("pending"))}>
+                                { match (&r.node, &r.message) {
+                                    (Some(node), _) => format!("replacement for {} → {} ({})", r.replaces, node, r.zone.clone().unwrap_or_default()),
+                                    (None, Some(message)) => format!("replacement for {} Pending: {}", r.replaces, message),
+                                    (None, None) => format!("replacement for {} Pending", r.replaces),
+                                } }
+                            </li>
+                        }) }
+                    </ul>
+                </div>
+            }) }
+            { for report.pdbs.iter().map(|p| html! {
+                <p class={classes!(p.violated.then_some("pending"))}>{ format!("PodDisruptionBudget {}: {} evicted, {} allowed{}", p.pdb, p.evicted, p.disruptions_allowed, if p.violated { " — violated" } else { "" }) }</p>
+            }) }
+            if !report.recovery.running.is_empty() {
+                <p>{ format!("After the domain comes back: {} running ({}); the scheduler does not rebalance.",
+                    report.recovery.running.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "),
+                    report.recovery.zones.iter().map(zones_text).collect::<Vec<_>>().join(" | ")) }</p>
+            }
+        </div>
+    }
+}
+
+fn rollout_reports(analysis: &Analysis) -> Vec<RolloutReport> {
+    let options = Options::default();
+    analysis
+        .loaded
+        .workloads
+        .iter()
+        .filter_map(|w| {
+            let spec = w.rollout.as_ref()?;
+            let analysed = w.for_analysis(&analysis.loaded.cluster);
+            Some(rollout::rollout(
+                &analysis.loaded.cluster,
+                &analysed,
+                spec,
+                &Assumptions::default(),
+                &options,
+            ))
+        })
+        .collect()
+}
+
+fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Html {
+    let outcome = &report.outcome;
+    let last = outcome.steps.len().saturating_sub(1);
+    let step = step.min(last);
+    let dispatch = dispatch.clone();
+    let current = outcome.steps.get(step);
+    html! {
+        <div class="rollout" id="rollout">
+            <h4>{ report.workload.clone() }</h4>
+            <p class={classes!(if outcome.completed { "placed" } else { "pending" })} id="rollout-outcome">
+                { if outcome.completed { format!("Completes in {} steps; fewest available: {}.", outcome.steps.len(), outcome.min_available) }
+                  else { format!("Stalls at step {}: {}", outcome.stalled_at_step.unwrap_or(step), outcome.reason.clone().unwrap_or_default()) } }
+            </p>
+            if !outcome.steps.is_empty() {
+                <label for="rollout-step">{ format!("Step {} of {}", step + 1, last + 1) }
+                    <input id="rollout-step" type="range" min="0" max={last.to_string()} value={step.to_string()}
+                        oninput={Callback::from(move |e: InputEvent| {
+                            let input: HtmlInputElement = e.target_unchecked_into();
+                            if let Ok(value) = input.value().parse() { dispatch.dispatch(Action::RolloutStep(value)); }
+                        })} />
+                </label>
+            }
+            if let Some(s) = current {
+                <div class="step">
+                    <p>{ format!("t = {} s · available {} · new: {} running, {} Pending ({}) · old: {} running, {} terminating ({})",
+                        s.time, s.available, s.new.running, s.new.pending, zones_text(&s.new.zones), s.old.running, s.old.terminating, zones_text(&s.old.zones)) }</p>
+                    <ul>{ for s.actions.iter().map(|a| html! { <li>{ a.clone() }</li> }) }</ul>
+                    { for s.pending.iter().map(|(pod, message)| html! { <p class="pending">{ format!("{pod} Pending: {message}") }</p> }) }
+                </div>
+            }
+            { for report.alternatives.iter().map(|a| html! {
+                <p class="alternative">{ format!("Alternative — {}: {}", a.change, if a.outcome.completed { "completes".to_string() } else { format!("stalls ({})", a.outcome.reason.clone().unwrap_or_default()) }) }</p>
+            }) }
+        </div>
+    }
+}
+
+/// The What-if panel.
+#[function_component(WhatIfPanel)]
+pub fn whatif_panel(props: &WhatIfProps) -> Html {
+    let analysis = props.analysis.clone();
+    let failure = use_memo(
+        (analysis.clone(), props.fail.clone(), props.mode),
+        |(analysis, fail, mode)| fail.as_ref().map(|t| failure_report(&analysis.0, t, *mode)),
+    );
+    let rollouts = use_memo(analysis.clone(), |analysis| rollout_reports(&analysis.0));
+    let capacities = use_memo(analysis.clone(), |analysis| {
+        let options = Options::default();
+        let workloads = workloads(&analysis.0);
+        let settled = analysis::settle(&analysis.0.loaded.cluster, &workloads, &options);
+        (0..workloads.len())
+            .map(|i| {
+                let hpa = analysis
+                    .0
+                    .loaded
+                    .hpa_for(&analysis.0.loaded.workloads[i])
+                    .map(|h| usize::try_from(h.max_replicas).unwrap_or(0));
+                capacity::capacity(&settled, &workloads, i, CAPACITY_BOUND, hpa, &options)
+            })
+            .collect::<Vec<_>>()
+    });
+    let findings = use_memo(analysis.clone(), |analysis| {
+        let loaded = &analysis.0.loaded;
+        let deployments: Vec<_> = loaded.workloads.iter().map(|w| w.rollout.clone()).collect();
+        lint::lint(
+            &loaded.cluster,
+            &workloads(&analysis.0),
+            &deployments,
+            &Options::default(),
+        )
+    });
+    let risk = use_state(|| None::<(Shared, Rc<Vec<tie_break::RiskReport>>)>);
+    let risk_current = risk
+        .as_ref()
+        .filter(|(a, _)| *a == analysis)
+        .map(|(_, r)| r.clone());
+    let run_risk = {
+        let risk = risk.clone();
+        let analysis = analysis.clone();
+        Callback::from(move |_| {
+            let reports = tie_break::tie_break_risk(
+                &analysis.0.loaded.cluster,
+                &workloads(&analysis.0),
+                RISK_RUNS,
+                &Options::default(),
+            );
+            risk.set(Some((analysis.clone(), Rc::new(reports))));
+        })
+    };
+    let dispatch = props.dispatch.clone();
+    let fail_zone = |zone: String| {
+        let dispatch = dispatch.clone();
+        let selected = props.fail == Some(FailTarget::Zone(zone.clone()));
+        let label = format!("Fail {zone}");
+        let attr = zone.clone();
+        html! {
+            <button class={classes!("fail", selected.then_some("active"))} data-fail-zone={attr} aria-pressed={selected.to_string()}
+                onclick={Callback::from(move |_| dispatch.dispatch(Action::Fail(if selected { None } else { Some(FailTarget::Zone(zone.clone())) })))}>
+                { label }
+            </button>
+        }
+    };
+    let mode_select = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            dispatch.dispatch(Action::SetFailMode(if select.value() == "unreachable" {
+                FailMode::Unreachable
+            } else {
+                FailMode::Removed
+            }));
+        })
+    };
+    let node_select = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: HtmlSelectElement = e.target_unchecked_into();
+            let value = select.value();
+            dispatch.dispatch(Action::Fail(
+                (!value.is_empty()).then_some(FailTarget::Node(value)),
+            ));
+        })
+    };
+    let a = &analysis.0;
+    let node_names: Vec<String> = a
+        .loaded
+        .cluster
+        .nodes
+        .iter()
+        .map(|n| n.name.clone())
+        .collect();
+    let failed_node = match &props.fail {
+        Some(FailTarget::Node(n)) => n.clone(),
+        _ => String::new(),
+    };
+    html! {
+        <div class="whatif">
+            <section aria-labelledby="h-fail">
+                <h2 id="h-fail">{ "Fail a zone or node" }</h2>
+                <div class="row">
+                    <label for="fail-mode">{ "Mode " }
+                        <select id="fail-mode" onchange={mode_select}>
+                            <option value="removed" selected={props.mode == FailMode::Removed}>{ "removed from the cluster" }</option>
+                            <option value="unreachable" selected={props.mode == FailMode::Unreachable}>{ "unreachable (tainted, still counted)" }</option>
+                        </select>
+                    </label>
+                </div>
+                <div class="row">{ for a.zones.iter().map(|z| fail_zone(z.name.clone())) }</div>
+                <label for="fail-node">{ "or a node " }
+                    <select id="fail-node" onchange={node_select}>
+                        <option value="" selected={failed_node.is_empty()}>{ "—" }</option>
+                        { for node_names.iter().map(|n| html! { <option value={n.clone()} selected={*n == failed_node}>{ n.clone() }</option> }) }
+                    </select>
+                </label>
+                { (*failure).as_ref().map(failure_view).unwrap_or_default() }
+            </section>
+            <section aria-labelledby="h-rollout">
+                <h2 id="h-rollout">{ "Rollout" }</h2>
+                if rollouts.is_empty() { <p class="muted">{ "No Deployment or StatefulSet to roll out." }</p> }
+                { for rollouts.iter().map(|r| rollout_view(r, props.rollout_step, &props.dispatch)) }
+            </section>
+            <section aria-labelledby="h-capacity">
+                <h2 id="h-capacity">{ "Capacity headroom" }</h2>
+                <ul id="capacity">
+                { for capacities.iter().map(|c| html! {
+                    <li>{ format!("{}: {} more replica(s) fit{}{}", c.workload, c.additional,
+                        if c.bounded { format!(" (stopped at {CAPACITY_BOUND})") } else { String::new() },
+                        c.limit.map(|l| format!("; then limited by {}", l.as_str())).unwrap_or_default()) }
+                        if let Some(m) = &c.message { <pre class="message">{ m.clone() }</pre> }
+                    </li>
+                }) }
+                </ul>
+            </section>
+            <section aria-labelledby="h-risk">
+                <h2 id="h-risk">{ "Tie-break risk" }</h2>
+                <button id="run-risk" onclick={run_risk}>{ format!("Run {RISK_RUNS} seeded tie-breaks") }</button>
+                if let Some(reports) = risk_current {
+                    <ul id="risk">
+                    { for reports.iter().map(|r| html! {
+                        <li>{ format!("{}: most per node {} · most per zone {} · runs losing over half to one node {} / one zone {} · runs with Pending {} (of {})",
+                            r.workload,
+                            r.max_per_node.keys().max().copied().unwrap_or(0),
+                            r.max_per_zone.keys().max().copied().unwrap_or(0),
+                            r.node_loss_over_half, r.zone_loss_over_half, r.runs_with_pending, r.runs) }</li>
+                    }) }
+                    </ul>
+                }
+            </section>
+            <section aria-labelledby="h-lint">
+                <h2 id="h-lint">{ "Lint" }</h2>
+                if findings.is_empty() { <p class="muted" id="lint">{ "No findings." }</p> }
+                <ul id="lint-findings">
+                { for findings.iter().map(|f| html! {
+                    <li class={f.severity.as_str()}>
+                        <strong>{ format!("{} ({})", f.rule, f.severity.as_str()) }</strong>{ format!(" {}: {}", f.workload, f.message) }
+                        if let Some(rule) = lint::rule(f.rule) { <p class="muted">{ format!("Fix: {}", rule.fix) }</p> }
+                    </li>
+                }) }
+                </ul>
+            </section>
+        </div>
+    }
+}

@@ -1,0 +1,104 @@
+//! Built-in examples: the seed situations of issue 5, embedded from the shared fixtures under
+//! `tests/` (the same files the engine's conformance tests and the CLI tests read).
+
+/// One built-in example: a cluster snapshot and the workloads to place, shown as one text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Example {
+    /// Stable id (the fixture's folder or file name); used in URLs and tests.
+    pub id: &'static str,
+    /// Menu title.
+    pub title: &'static str,
+    /// One sentence on what to look at.
+    pub hint: &'static str,
+    /// The parts, joined with `---` document separators.
+    parts: &'static [&'static str],
+}
+
+impl Example {
+    /// The editor text: every part, separated by `---` lines.
+    pub fn text(&self) -> String {
+        let mut text = String::new();
+        for (index, part) in self.parts.iter().enumerate() {
+            if index > 0 {
+                text.push_str("---\n");
+            }
+            text.push_str(part.trim_end());
+            text.push('\n');
+        }
+        text
+    }
+}
+
+macro_rules! scenario {
+    ($name:literal) => {
+        &[
+            include_str!(concat!("../../../tests/scenarios/", $name, "/cluster.yaml")),
+            include_str!(concat!(
+                "../../../tests/scenarios/",
+                $name,
+                "/workload.yaml"
+            )),
+        ]
+    };
+}
+
+/// Every built-in example, in menu order.
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        id: "gpu-three-zones-one-full",
+        title: "GPU replicas across three zones, one zone full",
+        hint: "The third replica is Pending: zone-c's only GPU is taken. Click it to see why.",
+        parts: scenario!("gpu-three-zones-one-full"),
+    },
+    Example {
+        id: "control-plane-only-zone",
+        title: "A zone with only a tainted control-plane node",
+        hint: "nodeTaintsPolicy Ignore counts zone-c as an empty domain. Try Honor.",
+        parts: scenario!("control-plane-only-zone"),
+    },
+    Example {
+        id: "min-domains-match-label-keys",
+        title: "minDomains and matchLabelKeys during a rollout",
+        hint: "The hostname constraint asks for 5 domains but only 4 hosts are eligible. Lower minDomains.",
+        parts: scenario!("min-domains-match-label-keys"),
+    },
+    Example {
+        id: "vllm-eight-two-zones",
+        title: "Eight vLLM replicas over two zones",
+        hint: "Hard zone spread plus a soft hostname spread: four per zone.",
+        parts: scenario!("vllm-eight-two-zones"),
+    },
+    Example {
+        id: "anti-affinity-too-few-nodes",
+        title: "Anti-affinity with too few nodes",
+        hint: "Four replicas that each need their own node, on three nodes.",
+        parts: scenario!("anti-affinity-too-few-nodes"),
+    },
+    Example {
+        id: "rollout-gpu-busy",
+        title: "A rollout with every GPU busy",
+        hint: "Open What-if → Rollout and step through: the surge pod has no GPU.",
+        parts: &[include_str!(
+            "../../../tests/analyses/rollout-gpu-busy.yaml"
+        )],
+    },
+    Example {
+        id: "spread-three-zones",
+        title: "Three zones, one replica each (fail a zone)",
+        hint: "Open What-if and fail a zone: where do the replacements go?",
+        parts: &[include_str!(
+            "../../../tests/analyses/spread-three-zones.yaml"
+        )],
+    },
+    Example {
+        id: "large-120-nodes-zone-spread",
+        title: "120 nodes, 30 pods, zone spread",
+        hint: "A larger cluster: the ninth GPU replica fits nowhere.",
+        parts: scenario!("large-120-nodes-zone-spread"),
+    },
+];
+
+/// The example with this id.
+pub fn by_id(id: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.id == id)
+}

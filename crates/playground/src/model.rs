@@ -1,0 +1,518 @@
+//! View model: manifest text → engine load and simulation → what the views draw.
+//!
+//! Nothing here decides placement. Every verdict, message, count and usage figure is read from
+//! `spreadlab_k8s::load` (input errors), `spreadlab_engine::scheduler::simulate` (decisions,
+//! explanations, the snapshot after binding) and the snapshot's own resource totals; this module
+//! only groups them by zone and node for display, as the CLI's report does.
+
+use std::collections::BTreeMap;
+
+use spreadlab_engine::model::{LABEL_ZONE, Pod};
+use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision, Simulation};
+use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind};
+
+/// The name the editor's text has in load messages.
+pub const SOURCE_NAME: &str = "scenario.yaml";
+/// Column title for nodes without a `topology.kubernetes.io/zone` label.
+pub const NO_ZONE: &str = "(no zone)";
+/// Above this many nodes, each zone shows groups of alike nodes instead of one card per node.
+pub const AGGREGATE_ABOVE_NODES: usize = 300;
+/// Keep every pod's per-node verdicts while pods × nodes stays below this (else Pending pods only).
+pub const FULL_DETAIL_BUDGET: usize = 60_000;
+
+/// One load problem, located in the editor's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    /// 1-based line, when the loader knows it.
+    pub line: Option<usize>,
+    /// The loader's whole message (file, document, object, field path, text).
+    pub message: String,
+}
+
+/// Requested against allocatable for one resource of one node (engine snapshot figures).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Sum of the requests of the pods bound to the node.
+    pub requested: i64,
+    /// The node's allocatable amount.
+    pub allocatable: i64,
+}
+
+impl Usage {
+    /// Filled share in percent (0 when nothing is allocatable), for bar widths.
+    pub fn percent(self) -> u32 {
+        if self.allocatable <= 0 {
+            return 0;
+        }
+        let share = self.requested.saturating_mul(100) / self.allocatable;
+        u32::try_from(share.clamp(0, 100)).unwrap_or(100)
+    }
+}
+
+/// A pod as drawn: a chip on a node card or in the Pending tray.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodChip {
+    /// `namespace/name`.
+    pub key: String,
+    /// Index into [`Analysis::workloads`] (colour); `None` for pods of no loaded workload.
+    pub workload: Option<usize>,
+    /// The `pod-template-hash` (or `controller-revision-hash`) label: the revision.
+    pub revision: Option<String>,
+    /// Created by this simulation (not already running in the snapshot).
+    pub new: bool,
+    /// Index into [`Analysis::decisions`] for created pods.
+    pub decision: Option<usize>,
+}
+
+/// One node card.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeView {
+    /// Node name.
+    pub name: String,
+    /// CPU in millicores.
+    pub cpu: Usage,
+    /// Memory in bytes.
+    pub memory: Usage,
+    /// GPU slots (any `*/gpu` extended resource), when the node has some.
+    pub gpu: Option<(String, Usage)>,
+    /// Taints as `key=value:Effect`.
+    pub taints: Vec<String>,
+    /// `spec.unschedulable`.
+    pub unschedulable: bool,
+    /// Pods bound to it after the simulation, in binding order.
+    pub pods: Vec<PodChip>,
+}
+
+/// Alike nodes of one zone shown as one card (large clusters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeGroup {
+    /// What the nodes share, e.g. `16 CPU · 64 GiB · 1 GPU`.
+    pub shape: String,
+    /// How many nodes.
+    pub count: usize,
+    /// Summed CPU usage.
+    pub cpu: Usage,
+    /// Summed memory usage.
+    pub memory: Usage,
+    /// Pods per workload index (`None`: other pods).
+    pub pods_per_workload: BTreeMap<Option<usize>, usize>,
+}
+
+/// One zone column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZoneView {
+    /// The zone label value, or [`NO_ZONE`].
+    pub name: String,
+    /// Node cards (empty when aggregated).
+    pub nodes: Vec<NodeView>,
+    /// Node groups (only above [`AGGREGATE_ABOVE_NODES`] nodes).
+    pub groups: Vec<NodeGroup>,
+    /// Node count in the zone.
+    pub node_count: usize,
+}
+
+/// One loaded workload's summary (counts from the engine's decisions).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkloadView {
+    /// `Kind/namespace/name`.
+    pub key: String,
+    /// Desired replicas.
+    pub desired: i32,
+    /// Already running in the snapshot.
+    pub running: usize,
+    /// Created and placed by the simulation.
+    pub placed: usize,
+    /// Created and left Pending.
+    pub pending: usize,
+}
+
+/// Everything the views draw for one text.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// Documents and objects the loader rejected.
+    pub errors: Vec<Issue>,
+    /// The loader's warnings.
+    pub warnings: Vec<Issue>,
+    /// Workloads in reading order (colour = index).
+    pub workloads: Vec<WorkloadView>,
+    /// Zone columns, sorted by name (no-zone last).
+    pub zones: Vec<ZoneView>,
+    /// Pending pods, in scheduling order.
+    pub pending: Vec<PodChip>,
+    /// The engine's decisions, in scheduling order.
+    pub decisions: Vec<PodDecision>,
+    /// Total nodes.
+    pub node_count: usize,
+    /// Whether per-node verdicts were kept for placed pods too.
+    pub full_detail: bool,
+    /// The load (kept for the what-if analyses).
+    pub loaded: Loaded,
+}
+
+impl Analysis {
+    /// The decision for `namespace/name`.
+    pub fn decision(&self, key: &str) -> Option<&PodDecision> {
+        self.decisions
+            .iter()
+            .find(|d| d.namespace.len() + 1 + d.name.len() == key.len() && pod_key(d) == key)
+    }
+
+    /// Pods placed, over all workloads.
+    pub fn placed(&self) -> usize {
+        self.decisions.iter().filter(|d| d.node.is_some()).count()
+    }
+}
+
+/// `namespace/name` of a decision.
+pub fn pod_key(decision: &PodDecision) -> String {
+    format!("{}/{}", decision.namespace, decision.name)
+}
+
+/// Loads `text`, expands workloads into the pods their controllers would create, simulates.
+pub fn analyse(text: &str) -> Analysis {
+    let sources = [Source {
+        name: SOURCE_NAME.into(),
+        text: text.into(),
+    }];
+    let loaded = spreadlab_k8s::load(&sources, &LoadOptions::default());
+    let errors = loaded
+        .errors
+        .iter()
+        .map(|e| Issue {
+            line: e.line,
+            message: e.to_string(),
+        })
+        .collect();
+    let warnings = loaded
+        .warnings
+        .iter()
+        .map(|w| Issue {
+            line: w.line,
+            message: w.to_string(),
+        })
+        .collect();
+
+    let mut pods: Vec<Pod> = Vec::new();
+    let mut workload_of: BTreeMap<String, usize> = BTreeMap::new();
+    for (index, workload) in loaded.workloads.iter().enumerate() {
+        for running in workload.running_pods(&loaded.cluster) {
+            workload_of.insert(running.key(), index);
+        }
+        for pod in workload.pods_to_create(&loaded.cluster) {
+            workload_of.insert(pod.key(), index);
+            pods.push(pod);
+        }
+    }
+    let node_count = loaded.cluster.nodes.len();
+    let full_detail = pods.len().saturating_mul(node_count.max(1)) <= FULL_DETAIL_BUDGET;
+    let options = Options {
+        detail: if full_detail {
+            Detail::All
+        } else {
+            Detail::PendingOnly
+        },
+        ..Options::default()
+    };
+    let Simulation {
+        decisions,
+        snapshot,
+    } = scheduler::simulate(&loaded.cluster, &pods, &options);
+
+    let decision_index: BTreeMap<String, usize> = decisions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (pod_key(d), i))
+        .collect();
+    let chip = |pod: &Pod| PodChip {
+        key: pod.key(),
+        workload: workload_of.get(&pod.key()).copied(),
+        revision: pod
+            .labels
+            .get("pod-template-hash")
+            .or_else(|| pod.labels.get("controller-revision-hash"))
+            .cloned(),
+        new: decision_index.contains_key(&pod.key()),
+        decision: decision_index.get(&pod.key()).copied(),
+    };
+
+    let mut by_zone: BTreeMap<String, Vec<NodeView>> = BTreeMap::new();
+    for (index, info) in snapshot.nodes.iter().enumerate() {
+        let zone = info
+            .node
+            .labels
+            .get(LABEL_ZONE)
+            .cloned()
+            .unwrap_or_else(|| NO_ZONE.into());
+        let gpu = info
+            .allocatable
+            .scalar
+            .iter()
+            .find(|(name, _)| name.ends_with("/gpu"))
+            .map(|(name, allocatable)| {
+                (
+                    name.clone(),
+                    Usage {
+                        requested: info.requested.get(name),
+                        allocatable: *allocatable,
+                    },
+                )
+            });
+        by_zone.entry(zone).or_default().push(NodeView {
+            name: info.node.name.clone(),
+            cpu: Usage {
+                requested: info.requested.milli_cpu,
+                allocatable: info.allocatable.milli_cpu,
+            },
+            memory: Usage {
+                requested: info.requested.memory,
+                allocatable: info.allocatable.memory,
+            },
+            gpu,
+            taints: info
+                .node
+                .taints
+                .iter()
+                .map(|t| {
+                    if t.value.is_empty() {
+                        format!("{}:{}", t.key, t.effect.as_str())
+                    } else {
+                        format!("{}={}:{}", t.key, t.value, t.effect.as_str())
+                    }
+                })
+                .collect(),
+            unschedulable: info.node.unschedulable,
+            pods: snapshot.pods_on(index).map(|p| chip(&p.pod)).collect(),
+        });
+    }
+    let aggregate = node_count > AGGREGATE_ABOVE_NODES;
+    let mut zones: Vec<ZoneView> = by_zone
+        .into_iter()
+        .map(|(name, nodes)| {
+            let node_count = nodes.len();
+            if aggregate {
+                ZoneView {
+                    name,
+                    groups: group_nodes(&nodes),
+                    nodes: Vec::new(),
+                    node_count,
+                }
+            } else {
+                ZoneView {
+                    name,
+                    nodes,
+                    groups: Vec::new(),
+                    node_count,
+                }
+            }
+        })
+        .collect();
+    // The no-zone column goes last.
+    zones.sort_by_key(|z| z.name == NO_ZONE);
+
+    let pending = pods
+        .iter()
+        .filter(|p| {
+            decision_index
+                .get(&p.key())
+                .is_some_and(|&i| decisions[i].node.is_none())
+        })
+        .map(chip)
+        .collect();
+    let workloads = loaded
+        .workloads
+        .iter()
+        .enumerate()
+        .map(|(index, workload)| {
+            let mine = decisions
+                .iter()
+                .filter(|d| workload_of.get(&pod_key(d)) == Some(&index));
+            let (placed, pending) = mine.fold((0, 0), |(placed, pending), d| {
+                if d.node.is_some() {
+                    (placed + 1, pending)
+                } else {
+                    (placed, pending + 1)
+                }
+            });
+            WorkloadView {
+                key: workload.key(),
+                desired: workload.replicas,
+                running: if workload.kind == WorkloadKind::Pod {
+                    0
+                } else {
+                    workload.running_pods(&loaded.cluster).len()
+                },
+                placed,
+                pending,
+            }
+        })
+        .collect();
+    Analysis {
+        errors,
+        warnings,
+        workloads,
+        zones,
+        pending,
+        decisions,
+        node_count,
+        full_detail,
+        loaded,
+    }
+}
+
+/// Groups alike nodes (same allocatable CPU, memory, GPU; same taints) of one zone.
+fn group_nodes(nodes: &[NodeView]) -> Vec<NodeGroup> {
+    let mut groups: BTreeMap<String, NodeGroup> = BTreeMap::new();
+    for node in nodes {
+        let mut shape = format!(
+            "{} CPU · {}",
+            format_cpu(node.cpu.allocatable),
+            format_bytes(node.memory.allocatable)
+        );
+        if let Some((_, gpu)) = &node.gpu {
+            shape.push_str(&format!(" · {} GPU", gpu.allocatable));
+        }
+        if !node.taints.is_empty() {
+            shape.push_str(" · tainted");
+        }
+        let group = groups.entry(shape.clone()).or_insert_with(|| NodeGroup {
+            shape,
+            count: 0,
+            cpu: Usage::default(),
+            memory: Usage::default(),
+            pods_per_workload: BTreeMap::new(),
+        });
+        group.count += 1;
+        group.cpu.requested += node.cpu.requested;
+        group.cpu.allocatable += node.cpu.allocatable;
+        group.memory.requested += node.memory.requested;
+        group.memory.allocatable += node.memory.allocatable;
+        for pod in &node.pods {
+            *group.pods_per_workload.entry(pod.workload).or_insert(0) += 1;
+        }
+    }
+    groups.into_values().collect()
+}
+
+/// Millicores as cores (`1.5`, `16`).
+pub fn format_cpu(milli: i64) -> String {
+    if milli % 1000 == 0 {
+        format!("{}", milli / 1000)
+    } else {
+        format!("{:.1}", milli as f64 / 1000.0)
+    }
+}
+
+/// Bytes in binary units (`512 MiB`, `64 GiB`).
+pub fn format_bytes(bytes: i64) -> String {
+    const GIB: i64 = 1 << 30;
+    const MIB: i64 = 1 << 20;
+    if bytes >= GIB {
+        if bytes % GIB == 0 {
+            format!("{} GiB", bytes / GIB)
+        } else {
+            format!("{:.1} GiB", bytes as f64 / GIB as f64)
+        }
+    } else {
+        format!("{} MiB", bytes / MIB)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::examples::EXAMPLES;
+
+    fn example(id: &str) -> String {
+        EXAMPLES
+            .iter()
+            .find(|e| e.id == id)
+            .map(|e| e.text())
+            .expect("example exists")
+    }
+
+    // Expected outcomes below are the real kube-scheduler's, recorded in
+    // tests/scenarios/<name>/expected.jsonl.
+
+    #[test]
+    fn gpu_example_leaves_third_replica_pending_with_upstream_message() {
+        let analysis = analyse(&example("gpu-three-zones-one-full"));
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        assert_eq!(analysis.pending.len(), 1);
+        let decision = analysis.decision(&analysis.pending[0].key).unwrap();
+        assert_eq!(
+            decision.message.as_deref(),
+            Some(
+                "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+            )
+        );
+        let names: Vec<_> = analysis.zones.iter().map(|z| z.name.as_str()).collect();
+        assert_eq!(names, ["zone-a", "zone-b", "zone-c"]);
+        let gpu_a = &analysis.zones[0].nodes[0];
+        assert_eq!(gpu_a.gpu.as_ref().map(|g| g.1.requested), Some(1));
+    }
+
+    #[test]
+    fn control_plane_zone_blocks_third_replica_through_spread() {
+        let analysis = analyse(&example("control-plane-only-zone"));
+        assert_eq!(analysis.pending.len(), 1);
+        let decision = analysis.decision(&analysis.pending[0].key).unwrap();
+        assert!(
+            decision
+                .message
+                .as_deref()
+                .unwrap()
+                .starts_with("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match pod topology spread constraints.")
+        );
+        let explanation = decision.explanation.as_ref().unwrap();
+        assert_eq!(explanation.nodes.len(), 3);
+        assert_eq!(explanation.spread.len(), 1);
+    }
+
+    #[test]
+    fn bad_yaml_is_an_issue_with_a_line() {
+        let analysis = analyse("apiVersion: v1\nkind: Node\nmetadata: {name: a\n");
+        assert_eq!(analysis.errors.len(), 1);
+        assert!(analysis.errors[0].line.is_some());
+    }
+
+    #[test]
+    fn large_clusters_are_aggregated_into_groups() {
+        let mut text = String::new();
+        for i in 0..(AGGREGATE_ABOVE_NODES + 10) {
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{topology.kubernetes.io/zone: z{}}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n",
+                i % 2
+            ));
+        }
+        let analysis = analyse(&text);
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        assert_eq!(analysis.zones.len(), 2);
+        assert!(analysis.zones.iter().all(|z| z.nodes.is_empty()));
+        assert_eq!(analysis.zones[0].groups.len(), 1);
+        assert_eq!(analysis.zones[0].groups[0].count, 155);
+    }
+
+    #[test]
+    fn formats() {
+        assert_eq!(format_cpu(16000), "16");
+        assert_eq!(format_cpu(1500), "1.5");
+        assert_eq!(format_bytes(64 << 30), "64 GiB");
+        assert_eq!(format_bytes(512 << 20), "512 MiB");
+        assert_eq!(
+            Usage {
+                requested: 1,
+                allocatable: 2
+            }
+            .percent(),
+            50
+        );
+        assert_eq!(
+            Usage {
+                requested: 5,
+                allocatable: 0
+            }
+            .percent(),
+            0
+        );
+    }
+}

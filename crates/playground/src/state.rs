@@ -1,0 +1,287 @@
+//! App state and its reducer: a closed set of actions, no I/O (storage, URL and files are handled
+//! at the edges in `app.rs`, which dispatches the results here).
+
+use std::rc::Rc;
+
+use yew::Reducible;
+
+use crate::edit::{self, Field};
+use crate::examples;
+use crate::lessons::LESSONS;
+
+/// The right-hand panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Panel {
+    /// Pending pod and node details, spread arithmetic, rule controls.
+    Explain,
+    /// Failures, rollout, capacity, tie-break risk, lint.
+    WhatIf,
+    /// The guided lessons.
+    Lessons,
+}
+
+/// How a failed domain fails (the engine's `FailureMode`, mirrored for the UI state).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailMode {
+    /// Nodes deleted from the cluster.
+    Removed,
+    /// Nodes present but NotReady and tainted unreachable.
+    Unreachable,
+}
+
+/// What the user asked to fail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailTarget {
+    /// A zone.
+    Zone(String),
+    /// A node.
+    Node(String),
+}
+
+/// Where the learner is in the lessons.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LessonProgress {
+    /// Index into [`LESSONS`].
+    pub lesson: usize,
+    /// The learner's prediction (choice index) for this lesson, once made.
+    pub prediction: Option<usize>,
+}
+
+/// The whole UI state. The text is the source of truth for the scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// The editor's text.
+    pub text: String,
+    /// Bumped on every text change (debounce and persistence key on it).
+    pub revision: u64,
+    /// The example last loaded, if the text came from one.
+    pub example: Option<&'static str>,
+    /// Selected pod (`namespace/name`).
+    pub selected_pod: Option<String>,
+    /// Selected node.
+    pub selected_node: Option<String>,
+    /// Selected constraint (index into `edit::constraints(text)`).
+    pub constraint: usize,
+    /// The open panel.
+    pub panel: Panel,
+    /// The failure to analyse.
+    pub fail: Option<FailTarget>,
+    /// How it fails.
+    pub fail_mode: FailMode,
+    /// Rollout timeline position.
+    pub rollout_step: usize,
+    /// Lesson progress.
+    pub lesson: LessonProgress,
+    /// A message for the user (share link copied, import failed, ...).
+    pub notice: Option<String>,
+}
+
+impl Default for State {
+    fn default() -> State {
+        let example = &examples::EXAMPLES[0];
+        State {
+            text: example.text(),
+            revision: 0,
+            example: Some(example.id),
+            selected_pod: None,
+            selected_node: None,
+            constraint: 0,
+            panel: Panel::Explain,
+            fail: None,
+            fail_mode: FailMode::Removed,
+            rollout_step: 0,
+            lesson: LessonProgress {
+                lesson: 0,
+                prediction: None,
+            },
+            notice: None,
+        }
+    }
+}
+
+/// Everything that changes the state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// The user typed (or an import/share link replaced the text).
+    SetText(String),
+    /// Load a built-in example by id.
+    LoadExample(String),
+    /// Select a pod (or clear).
+    SelectPod(Option<String>),
+    /// Select a node (or clear).
+    SelectNode(Option<String>),
+    /// Select the constraint the controls edit.
+    SelectConstraint(usize),
+    /// Rewrite one field of the selected constraint (`None` removes it).
+    SetField(Field, Option<String>),
+    /// Rewrite the `index`-th `replicas:` line.
+    SetReplicas(usize, i64),
+    /// Write (or remove) the `strategy:` beside the `index`-th `replicas:` line.
+    SetStrategy(usize, Option<String>),
+    /// Open a panel.
+    ShowPanel(Panel),
+    /// Fail a zone or node (or stop failing).
+    Fail(Option<FailTarget>),
+    /// Choose the failure mode.
+    SetFailMode(FailMode),
+    /// Move on the rollout timeline.
+    RolloutStep(usize),
+    /// Open a lesson (loads its scenario).
+    OpenLesson(usize),
+    /// The learner's prediction for the open lesson.
+    Predict(usize),
+    /// Show a notice (or clear it).
+    Notice(Option<String>),
+}
+
+impl State {
+    fn with_text(&mut self, text: String) {
+        if text != self.text {
+            self.text = text;
+            self.revision += 1;
+        }
+    }
+}
+
+impl Reducible for State {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<State> {
+        let mut next = (*self).clone();
+        match action {
+            Action::SetText(text) => {
+                if text != next.text {
+                    next.example = None;
+                }
+                next.with_text(text);
+            }
+            Action::LoadExample(id) => {
+                if let Some(example) = examples::by_id(&id) {
+                    next.with_text(example.text());
+                    next.example = Some(example.id);
+                    next.selected_pod = None;
+                    next.selected_node = None;
+                    next.constraint = 0;
+                    next.fail = None;
+                    next.rollout_step = 0;
+                }
+            }
+            Action::SelectPod(pod) => next.selected_pod = pod,
+            Action::SelectNode(node) => next.selected_node = node,
+            Action::SelectConstraint(index) => next.constraint = index,
+            Action::SetField(field, value) => {
+                if let Some(text) =
+                    edit::set_field(&next.text, next.constraint, field, value.as_deref())
+                {
+                    next.with_text(text);
+                }
+            }
+            Action::SetReplicas(index, value) => {
+                if let Some(text) = edit::set_replicas(&next.text, index, value.max(0)) {
+                    next.with_text(text);
+                }
+            }
+            Action::SetStrategy(index, value) => {
+                if let Some(text) = edit::set_strategy(&next.text, index, value.as_deref()) {
+                    next.with_text(text);
+                }
+            }
+            Action::ShowPanel(panel) => next.panel = panel,
+            Action::Fail(target) => next.fail = target,
+            Action::SetFailMode(mode) => next.fail_mode = mode,
+            Action::RolloutStep(step) => next.rollout_step = step,
+            Action::OpenLesson(index) => {
+                if let Some(lesson) = LESSONS.get(index) {
+                    next.lesson = LessonProgress {
+                        lesson: index,
+                        prediction: None,
+                    };
+                    next.with_text(lesson.text.to_string());
+                    next.example = None;
+                    next.panel = Panel::Lessons;
+                    next.selected_pod = None;
+                    next.selected_node = None;
+                    next.constraint = 0;
+                    next.fail = None;
+                }
+            }
+            Action::Predict(choice) => next.lesson.prediction = Some(choice),
+            Action::Notice(notice) => next.notice = notice,
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reduce(state: State, action: Action) -> State {
+        (*Rc::new(state).reduce(action)).clone()
+    }
+
+    #[test]
+    fn typing_bumps_the_revision_and_forgets_the_example() {
+        let state = State::default();
+        assert!(state.example.is_some());
+        let typed = reduce(state.clone(), Action::SetText("x".into()));
+        assert_eq!(typed.revision, 1);
+        assert_eq!(typed.example, None);
+        let same = reduce(typed.clone(), Action::SetText("x".into()));
+        assert_eq!(same.revision, 1);
+    }
+
+    #[test]
+    fn loading_an_example_resets_selection() {
+        let state = State {
+            selected_pod: Some("default/a".into()),
+            fail: Some(FailTarget::Zone("zone-a".into())),
+            ..State::default()
+        };
+        let loaded = reduce(state, Action::LoadExample("control-plane-only-zone".into()));
+        assert_eq!(loaded.example, Some("control-plane-only-zone"));
+        assert_eq!(loaded.selected_pod, None);
+        assert_eq!(loaded.fail, None);
+        assert!(loaded.text.contains("kind: Deployment"));
+        let unknown = reduce(loaded.clone(), Action::LoadExample("nope".into()));
+        assert_eq!(unknown, loaded);
+    }
+
+    #[test]
+    fn controls_rewrite_the_text() {
+        let state = reduce(
+            State::default(),
+            Action::LoadExample("min-domains-match-label-keys".into()),
+        );
+        let state = reduce(state, Action::SelectConstraint(1));
+        let changed = reduce(
+            state.clone(),
+            Action::SetField(Field::MinDomains, Some("1".into())),
+        );
+        assert_eq!(changed.revision, state.revision + 1);
+        let sites = edit::constraints(&changed.text);
+        assert_eq!(sites[1].get(Field::MinDomains), Some("1"));
+        assert_eq!(sites[0].get(Field::MinDomains), Some("2"));
+        let scaled = reduce(changed, Action::SetReplicas(0, 6));
+        assert_eq!(edit::replicas(&scaled.text)[0].value, 6);
+        let recreate = reduce(
+            scaled,
+            Action::SetStrategy(0, Some("{type: Recreate}".into())),
+        );
+        assert_eq!(
+            edit::strategy(&recreate.text, 0).as_deref(),
+            Some("{type: Recreate}")
+        );
+    }
+
+    #[test]
+    fn lessons_load_their_scenario_and_record_a_prediction() {
+        let state = reduce(State::default(), Action::OpenLesson(0));
+        assert_eq!(state.panel, Panel::Lessons);
+        assert_eq!(state.text, LESSONS[0].text);
+        let predicted = reduce(state, Action::Predict(1));
+        assert_eq!(predicted.lesson.prediction, Some(1));
+        let reopened = reduce(predicted, Action::OpenLesson(1));
+        assert_eq!(reopened.lesson.prediction, None);
+    }
+}

@@ -1,0 +1,237 @@
+// End-to-end tests of the built playground in the system Chromium (playwright-core, no browser
+// download). Run by scripts/test-web.sh, which builds dist/playground, serves it and sets URL.
+// Expected outcomes are the real kube-scheduler's (tests/scenarios/*/expected.jsonl) or follow
+// from upstream semantics stated in the fixtures' comments; screenshots go to ARTIFACTS.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+
+const URL = process.env.URL || 'http://127.0.0.1:8080/';
+const ARTIFACTS = process.env.ARTIFACTS || new globalThis.URL('./artifacts/', import.meta.url).pathname;
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+mkdirSync(ARTIFACTS, { recursive: true });
+
+let browser;
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+after(async () => { await browser?.close(); });
+
+/** A fresh page (own storage) on the app, with page errors collected. */
+async function open(hash = '') {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  // Generous: CI shares two cores with other builds.
+  page.setDefaultTimeout(90_000);
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(e.message));
+  await page.goto(URL + hash);
+  await page.waitForSelector('#summary:not(:has-text("simulating"))');
+  return page;
+}
+
+/** Waits until the debounced re-simulation has run. */
+async function settled(page) {
+  await page.waitForFunction(() => !document.querySelector('#summary').textContent.includes('simulating'));
+}
+
+async function loadExample(page, id) {
+  await page.selectOption('#example', id);
+  await settled(page);
+}
+
+const shot = (page, name) => page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
+
+test('an example shows the Pending replica and the exact scheduler message', async () => {
+  const page = await open();
+  await loadExample(page, 'gpu-three-zones-one-full');
+  assert.equal(await page.locator('#pending .chip').count(), 1);
+  await page.locator('#pending .chip').click();
+  const message = await page.textContent('#pod-message-text');
+  assert.equal(message, '0/3 nodes are available: 3 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.');
+  const reasons = await page.locator('#node-reasons tbody tr').allTextContents();
+  assert.equal(reasons.length, 3);
+  assert.ok(reasons.every((r) => r.includes('Insufficient nvidia.com/gpu')), reasons.join('|'));
+  await page.locator('[data-node="gpu-a"] .node-name').click();
+  assert.match(await page.textContent('#node-detail'), /NodeResourcesFit/);
+  await shot(page, 'pending-explained');
+  assert.deepEqual(page.errors, []);
+});
+
+test('lowering minDomains in the controls schedules the Pending replica', async () => {
+  const page = await open();
+  await loadExample(page, 'min-domains-match-label-keys');
+  assert.equal(await page.locator('#pending .chip').count(), 1);
+  await page.locator('#pending .chip').click();
+  assert.match(await page.textContent('#pod-message-text'), /^0\/8 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector, 2 node\(s\) had untolerated taint\(s\), 4 node\(s\) didn't match pod topology spread constraints\./);
+  // The hostname constraint (second) asks for 5 domains; only 4 hosts are eligible.
+  await page.selectOption('#ctl-constraint', '1');
+  assert.equal(await page.inputValue('#ctl-minDomains'), '5');
+  await shot(page, 'spread-arithmetic');
+  await page.fill('#ctl-minDomains', '1');
+  await page.press('#ctl-minDomains', 'Enter');
+  await settled(page);
+  assert.match(await page.inputValue('#input'), /minDomains: 1\n/);
+  assert.equal(await page.locator('#pending .chip').count(), 0);
+  assert.match(await page.textContent('#summary'), /5 pods placed · 0 Pending/);
+  await shot(page, 'min-domains-lowered');
+});
+
+test('failing a zone shows where the replacements go', async () => {
+  const page = await open();
+  await loadExample(page, 'spread-three-zones');
+  await page.click('#tab-whatif');
+  await page.click('[data-fail-zone="zone-a"]');
+  const report = await page.textContent('#failure-report');
+  assert.match(report, /zone=zone-a \(removed\)/);
+  assert.match(report, /1 lost/);
+  assert.ok(await page.locator('.zone.failed[data-zone="zone-a"]').count() === 1);
+  await page.selectOption('#fail-mode', 'unreachable');
+  assert.match(await page.textContent('#failure-report'), /zone=zone-a \(unreachable\)/);
+  await shot(page, 'what-if-zone-failed');
+  // The same from the cluster view: the zone's own fail toggle.
+  await page.click('#tab-explain');
+  await page.click('[data-zone="zone-b"] h3 .fail-toggle');
+  assert.match(await page.textContent('#failure-report'), /zone=zone-b \(unreachable\)/);
+  await loadExample(page, 'rollout-gpu-busy');
+  assert.match(await page.textContent('#rollout-outcome'), /Stalls/);
+  await shot(page, 'what-if-rollout');
+});
+
+test('a load error is listed with its line and the loader message', async () => {
+  const page = await open();
+  const before = await page.locator('#input').boundingBox();
+  await page.fill('#input', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: [oops\n');
+  await settled(page);
+  const error = page.locator('#issues .error');
+  assert.equal(await error.count(), 1);
+  assert.match(await error.locator('.issue-line').textContent(), /^line \d+$/);
+  assert.match(await error.locator('.issue-message').textContent(), /scenario\.yaml/);
+  assert.deepEqual(await page.locator('#input').boundingBox(), before);
+  await error.locator('.issue-line').click();
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
+  await shot(page, 'load-error');
+});
+
+test('a shared link opens the same scenario in a fresh page', async () => {
+  const page = await open();
+  await loadExample(page, 'control-plane-only-zone');
+  await page.selectOption('#ctl-nodeTaintsPolicy', 'Honor');
+  await settled(page);
+  const text = await page.inputValue('#input');
+  assert.match(text, /nodeTaintsPolicy: Honor/);
+  const summary = await page.textContent('#summary');
+  await page.click('#share');
+  const link = await page.inputValue('#share-url');
+  assert.ok(link.includes('#s='), link);
+  const fresh = await open(link.slice(link.indexOf('#')));
+  assert.equal(await fresh.inputValue('#input'), text);
+  assert.equal(
+    (await fresh.textContent('#summary')).replace(/ · simulated.*/, ''),
+    summary.replace(/ · simulated.*/, ''));
+  assert.deepEqual(fresh.errors, []);
+});
+
+test('the link format is plain raw deflate + base64url, and a hash change loads it', async () => {
+  const page = await open();
+  const text = 'apiVersion: v1\nkind: Node\nmetadata: {name: from-zlib, labels: {topology.kubernetes.io/zone: z9}}\nstatus: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}\n';
+  const hash = '#s=' + deflateRawSync(Buffer.from(text)).toString('base64url');
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  await page.waitForFunction(() => document.querySelector('#input').value.includes('from-zlib'));
+  await settled(page);
+  assert.equal(await page.inputValue('#input'), text);
+  assert.equal(await page.locator('[data-zone="z9"] [data-node="from-zlib"]').count(), 1);
+});
+
+test('the text survives a reload', async () => {
+  const page = await open();
+  await loadExample(page, 'anti-affinity-too-few-nodes');
+  await page.waitForTimeout(100);
+  const text = await page.inputValue('#input');
+  await page.reload();
+  await page.waitForSelector('#summary:not(:has-text("simulating"))');
+  assert.equal(await page.inputValue('#input'), text);
+});
+
+test('a lesson: predict, then read the engine answer', async () => {
+  const page = await open();
+  await page.click('#tab-lessons');
+  await page.click('#lesson-open');
+  await settled(page);
+  assert.match(await page.textContent('#lesson-question'), /maxSkew is 2/);
+  // The misconception: "maxSkew is the largest difference between any two zones".
+  await page.check('#choice-0');
+  const answer = await page.textContent('#lesson-answer');
+  assert.match(answer, /The engine says: zone-b or zone-c/);
+  assert.match(answer, /global minimum/);
+  await shot(page, 'lesson');
+});
+
+test('keyboard: tabs and pod chips are reachable and work with Enter', async () => {
+  const page = await open();
+  await loadExample(page, 'gpu-three-zones-one-full');
+  await page.focus('#pending .chip');
+  await page.keyboard.press('Enter');
+  assert.match(await page.textContent('#pod-message-text'), /Insufficient nvidia.com\/gpu/);
+  await page.focus('#tab-whatif');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('#h-fail').count(), 1);
+});
+
+test('typing does not move the layout; timing of a 100-node, 200-pod re-simulation', async () => {
+  const page = await open();
+  let text = '';
+  for (let i = 0; i < 100; i++) {
+    text += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 4}}}\nstatus: {allocatable: {cpu: '16', memory: 64Gi, pods: '110'}}\n`;
+  }
+  text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 200\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: 'web:1', resources: {requests: {cpu: 500m, memory: 1Gi}}}]\n      topologySpreadConstraints:\n        - maxSkew: 1\n          topologyKey: topology.kubernetes.io/zone\n          whenUnsatisfiable: DoNotSchedule\n          labelSelector: {matchLabels: {app: web}}\n`;
+  await page.fill('#input', text);
+  await settled(page);
+  assert.match(await page.textContent('#summary'), /100 nodes · 200 pods placed · 0 Pending/);
+  const before = await page.locator('#input').boundingBox();
+  // Type 10 characters into a comment; record main-thread long tasks (> 50 ms) meanwhile.
+  await page.evaluate(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration)))
+      .observe({ type: 'longtask' });
+  });
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  const started = Date.now();
+  await page.keyboard.type('# typing!!', { delay: 30 });
+  const typing = Date.now() - started;
+  await settled(page);
+  const after = await page.locator('#input').boundingBox();
+  assert.deepEqual(after, before);
+  const ms = Number(await page.getAttribute('#summary', 'data-sim-ms'));
+  const longTasks = await page.evaluate(() => window.longTasks);
+  console.log(`# re-simulation of 100 nodes / 200 pods: ${ms} ms; 10 keystrokes (30 ms apart) took ${typing} ms; ` +
+    `main-thread tasks over 50 ms meanwhile: [${longTasks.map(Math.round).join(', ')}]`);
+  await loadExample(page, 'large-120-nodes-zone-spread');
+  console.log(`# re-simulation of the 120-node example: ${await page.getAttribute('#summary', 'data-sim-ms')} ms`);
+  await shot(page, 'large-cluster');
+});
+
+test('above 300 nodes, each zone shows groups of alike nodes', async () => {
+  const page = await open();
+  let text = '';
+  for (let i = 0; i < 320; i++) {
+    const gpu = i % 8 === 0 ? ", nvidia.com/gpu: '4'" : '';
+    text += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 3}}}\nstatus: {allocatable: {cpu: '32', memory: 128Gi, pods: '110'${gpu}}}\n`;
+  }
+  text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: default}\nspec:\n  replicas: 30\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec:\n      containers: [{name: api, image: 'api:1', resources: {requests: {cpu: '1', memory: 2Gi}}}]\n`;
+  await page.fill('#input', text);
+  await settled(page);
+  assert.match(await page.textContent('#summary'), /320 nodes · 30 pods placed · 0 Pending/);
+  assert.equal(await page.locator('.node:not(.group)').count(), 0);
+  // Per zone: the GPU nodes and the CPU-only nodes (shapes from the nodes' allocatable).
+  assert.equal(await page.locator('.node.group').count(), 6);
+  assert.match(await page.locator('[data-zone="z0"] .node.group').first().textContent(), /× 32 CPU · 128 GiB/);
+  await shot(page, 'large-cluster-aggregated');
+});
