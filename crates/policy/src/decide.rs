@@ -329,7 +329,11 @@ pub fn evaluate(
     Ok(outcome)
 }
 
-/// Checks of the pod template alone.
+/// Checks of the pod template alone. Each violation starts with its rule ID in brackets, the
+/// IDs of `policies/README.md` (shared with the Gatekeeper, Kyverno and VAP policies, which the
+/// same fixtures test). maxSkew and DoNotSchedule apply to the constraints on the required keys
+/// (on every constraint when none is required), so a deliberate soft node-level spread next to
+/// the required zone spread is not a violation.
 fn static_violations(template: &Pod, settings: &Settings) -> Vec<String> {
     let mut violations = Vec::new();
     let constraints = &template.topology_spread_constraints;
@@ -339,31 +343,39 @@ fn static_violations(template: &Pod, settings: &Settings) -> Vec<String> {
             .any(|c| c.topology_key == required.topology_key)
         {
             violations.push(format!(
-                "no topologySpreadConstraint on {} (required by policy)",
+                "[zone-spread-required] no topologySpreadConstraint on {} (required by policy)",
                 required.topology_key
             ));
         }
     }
+    let required: BTreeSet<&str> = settings
+        .required_topology_keys
+        .iter()
+        .map(|r| r.topology_key.as_str())
+        .collect();
+    let governed = |c: &&spreadlab_engine::model::TopologySpreadConstraint| {
+        required.is_empty() || required.contains(c.topology_key.as_str())
+    };
     if let Some(max_skew) = settings.max_skew {
-        for constraint in constraints.iter().filter(|c| c.max_skew > max_skew) {
+        for constraint in constraints
+            .iter()
+            .filter(governed)
+            .filter(|c| c.max_skew > max_skew)
+        {
             violations.push(format!(
-                "topologySpreadConstraint on {} has maxSkew {}, policy allows at most {max_skew}",
+                "[max-skew-exceeded] topologySpreadConstraint on {} has maxSkew {}, policy allows at most {max_skew}",
                 constraint.topology_key, constraint.max_skew
             ));
         }
     }
     if settings.require_do_not_schedule {
-        let required: BTreeSet<&str> = settings
-            .required_topology_keys
+        for constraint in constraints
             .iter()
-            .map(|r| r.topology_key.as_str())
-            .collect();
-        for constraint in constraints.iter().filter(|c| {
-            c.when_unsatisfiable != WhenUnsatisfiable::DoNotSchedule
-                && (required.is_empty() || required.contains(c.topology_key.as_str()))
-        }) {
+            .filter(governed)
+            .filter(|c| c.when_unsatisfiable != WhenUnsatisfiable::DoNotSchedule)
+        {
             violations.push(format!(
-                "topologySpreadConstraint on {} is ScheduleAnyway, policy requires DoNotSchedule",
+                "[do-not-schedule-required] topologySpreadConstraint on {} is ScheduleAnyway, policy requires DoNotSchedule",
                 constraint.topology_key
             ));
         }

@@ -207,7 +207,8 @@ pub struct Settings {
     pub scope: Scope,
     /// Topology keys every workload must spread over (and how widely).
     pub required_topology_keys: Vec<RequiredTopologyKey>,
-    /// Largest `maxSkew` allowed on any topology spread constraint.
+    /// Largest `maxSkew` allowed on the spread constraints on the required keys (on every
+    /// constraint when none is required).
     pub max_skew: Option<i32>,
     /// Spread constraints on the required keys (on every key when none is required) must be
     /// `whenUnsatisfiable: DoNotSchedule`.

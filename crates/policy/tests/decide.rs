@@ -191,7 +191,7 @@ fn static_rules() {
     let message = rejection(&run("static-no-zone-spread", &cluster)).to_owned();
     assert_eq!(
         message,
-        "spreadlab: Deployment default/infer: no topologySpreadConstraint on topology.kubernetes.io/zone (required by policy)"
+        "spreadlab: Deployment default/infer: [zone-spread-required] no topologySpreadConstraint on topology.kubernetes.io/zone (required by policy)"
     );
     let message = rejection(&run("static-soft-wide-spread", &cluster)).to_owned();
     assert!(
