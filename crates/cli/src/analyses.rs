@@ -100,18 +100,53 @@ pub struct RecoveryView {
     pub placed: Vec<(String, String)>,
 }
 
-/// A PodDisruptionBudget in one failure.
+/// A PodDisruptionBudget in one failure, its status computed as the disruption controller does
+/// on the settled cluster.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PdbView {
     /// `namespace/name`.
     pub pdb: String,
-    /// `status.disruptionsAllowed`.
+    /// `disruptionsAllowed` before the failure.
     pub disruptions_allowed: i32,
+    /// `expectedPods`.
+    pub expected_pods: i32,
+    /// `desiredHealthy`.
+    pub desired_healthy: i32,
+    /// `currentHealthy` before the failure.
+    pub current_healthy: i32,
     /// Matching pods that are gone.
     pub evicted: usize,
-    /// Whether draining the domain would violate it.
+    /// Healthy matching pods right after a sudden loss.
+    pub healthy_after_failure: i32,
+    /// Healthy matching pods once the replacements are scheduled.
+    pub healthy_after_replacements: i32,
+    /// `desiredHealthy - healthyAfterFailure` when positive.
+    pub shortfall: i32,
+    /// The same once the replacements are scheduled.
+    pub shortfall_after_replacements: i32,
+    /// Whether the sudden loss leaves fewer healthy pods than `desiredHealthy`.
     pub violated: bool,
+    /// Draining the domain instead.
+    pub drain: DrainView,
+}
+
+/// A drain of the domain (cordon, evictions through the eviction API).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrainView {
+    /// Whether the drain blocks on this budget (evictions refused for good).
+    pub blocks: bool,
+    /// Matching pods evicted.
+    pub evictions: usize,
+    /// Matching pods whose eviction stays refused.
+    pub blocked: usize,
+    /// Replacements of evicted pods that stay Pending.
+    pub pending_replacements: Vec<String>,
+    /// The scheduler's message for the first of them.
+    pub message: Option<String>,
+    /// Healthy matching pods when the drain ends or blocks.
+    pub healthy_at_end: i32,
 }
 
 /// Every single failure of one kind.
@@ -197,8 +232,23 @@ pub fn failure_view(report: &FailureReport) -> FailureView {
             .map(|p| PdbView {
                 pdb: p.pdb.clone(),
                 disruptions_allowed: p.disruptions_allowed,
+                expected_pods: p.budget.expected_pods,
+                desired_healthy: p.budget.desired_healthy,
+                current_healthy: p.budget.current_healthy,
                 evicted: p.evicted,
+                healthy_after_failure: p.healthy_after_failure,
+                healthy_after_replacements: p.healthy_after_replacements,
+                shortfall: p.shortfall,
+                shortfall_after_replacements: p.shortfall_after_replacements,
                 violated: p.violated,
+                drain: DrainView {
+                    blocks: p.drain.blocks(),
+                    evictions: p.drain.evictions,
+                    blocked: p.drain.blocked,
+                    pending_replacements: p.drain.pending_replacements.clone(),
+                    message: p.drain.message.clone(),
+                    healthy_at_end: p.drain.healthy_at_end,
+                },
             })
             .collect(),
     }
@@ -296,15 +346,37 @@ fn render_failure(out: &mut String, failure: &FailureView, indent: &str) {
     for p in &failure.pdbs {
         let _ = writeln!(
             out,
-            "{indent}  PodDisruptionBudget {}: {} matching pods gone, {} disruptions allowed{}",
-            p.pdb,
-            p.evicted,
-            p.disruptions_allowed,
+            "{indent}  PodDisruptionBudget {}: {} of {} expected must stay healthy, {} healthy, {} disruption(s) allowed",
+            p.pdb, p.desired_healthy, p.expected_pods, p.current_healthy, p.disruptions_allowed
+        );
+        let _ = writeln!(
+            out,
+            "{indent}    a failure of {} leaves {} healthy, the budget needs {}{}; {} once replacements are scheduled",
+            failure.domain,
+            p.healthy_after_failure,
+            p.desired_healthy,
             if p.violated {
-                ": a drain would violate it"
+                format!(" ({} short)", p.shortfall)
             } else {
-                ""
-            }
+                String::new()
+            },
+            p.healthy_after_replacements
+        );
+        let pending = if p.drain.pending_replacements.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; {} replacement(s) Pending: {}",
+                p.drain.pending_replacements.len(),
+                p.drain.message.as_deref().unwrap_or("")
+            )
+        };
+        let _ = writeln!(
+            out,
+            "{indent}    draining {} {} after {} eviction(s){pending}",
+            failure.domain,
+            if p.drain.blocks { "blocks" } else { "finishes" },
+            p.drain.evictions
         );
     }
 }

@@ -403,7 +403,16 @@ fn whatif_zone_failure_removed_vs_unreachable() {
     assert_eq!(web["surviving"], 2);
     assert_eq!(web["runningAfter"], 3);
     assert_eq!(web["replacements"][0]["zone"], "zone-b");
-    assert_eq!(removed["pdbs"][0]["violated"], true);
+    // The PDB has no status: minAvailable 3 of 3 pods is computed (desiredHealthy 3, nothing
+    // allowed). A sudden loss leaves 2 healthy (1 short); a drain is refused from the start.
+    let pdb = &removed["pdbs"][0];
+    assert_eq!(pdb["violated"], true);
+    assert_eq!(pdb["desiredHealthy"], 3);
+    assert_eq!(pdb["disruptionsAllowed"], 0);
+    assert_eq!(pdb["healthyAfterFailure"], 2);
+    assert_eq!(pdb["shortfall"], 1);
+    assert_eq!(pdb["drain"]["blocks"], true);
+    assert_eq!(pdb["drain"]["evictions"], 0);
     let unreachable = &failures[1];
     assert_eq!(unreachable["mode"], "unreachable");
     let web = &unreachable["workloads"][0];
@@ -433,7 +442,14 @@ fn whatif_zone_failure_removed_vs_unreachable() {
     ]);
     assert_eq!(code, EXIT_PLACED, "{table}");
     assert!(table.contains("replacement for default/web-"), "{table}");
-    assert!(table.contains("a drain would violate it"), "{table}");
+    assert!(
+        table.contains("a failure of zone=zone-a leaves 2 healthy, the budget needs 3 (1 short)"),
+        "{table}"
+    );
+    assert!(
+        table.contains("draining zone=zone-a blocks after 0 eviction(s)"),
+        "{table}"
+    );
 }
 
 /// `--fail-each zone`: every zone is as bad as the others (one replica each); the N+1 verdict

@@ -433,6 +433,7 @@ impl<'o> Loader<'o> {
             "PodDisruptionBudget" => {
                 let budget: policy::PodDisruptionBudget = typed(place, value)?;
                 let selector = budget.spec.as_ref().and_then(|spec| spec.selector.as_ref());
+                let (min_available, max_unavailable) = pdb_spec(place, budget.spec.as_ref())?;
                 self.loaded.cluster.pdbs.push(PodDisruptionBudget {
                     namespace: namespace_or(&budget.metadata, &default_namespace),
                     name: object_name(place, &budget.metadata)?,
@@ -441,6 +442,8 @@ impl<'o> Loader<'o> {
                     disruptions_allowed: budget
                         .status
                         .map_or(0, |status| status.disruptions_allowed),
+                    min_available,
+                    max_unavailable,
                 });
             }
             "HorizontalPodAutoscaler" => {
@@ -920,10 +923,15 @@ fn int_or_percent(
                 .filter(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|digits| digits.parse::<i32>().ok());
             match percent {
-                Some(p) if p > 100 && path.ends_with("maxUnavailable") => Err(place.error(
+                Some(p)
+                    if p > 100
+                        && (path.ends_with("maxUnavailable") || path.ends_with("minAvailable")) =>
+                {
+                    Err(place.error(
                     Some(path),
                     format!("Invalid value: \"{text}\": must not be greater than 100%"),
-                )),
+                    ))
+                }
                 Some(p) => Ok(IntOrPercent::Percent(p)),
                 None => Err(place.error(
                     Some(path),
@@ -934,6 +942,32 @@ fn int_or_percent(
             }
         }
     }
+}
+
+/// A PodDisruptionBudget's `minAvailable` and `maxUnavailable`, validated as the API server does
+/// (`pkg/apis/policy/validation` `ValidatePodDisruptionBudgetSpec`: not both, each a non-negative
+/// integer or a percent of at most 100%). policy/v1 defaults neither.
+fn pdb_spec(
+    place: &Place,
+    spec: Option<&policy::PodDisruptionBudgetSpec>,
+) -> Result<(Option<IntOrPercent>, Option<IntOrPercent>), Failure> {
+    let Some(spec) = spec else {
+        return Ok((None, None));
+    };
+    if spec.min_available.is_some() && spec.max_unavailable.is_some() {
+        return Err(place.error(
+            Some("spec"),
+            "Invalid value: policy.PodDisruptionBudgetSpec{...}: minAvailable and maxUnavailable cannot be both set",
+        ));
+    }
+    let field = |value: Option<&IntOrString>, path: &str| match value {
+        None => Ok(None),
+        Some(value) => int_or_percent(place, Some(value), IntOrPercent::Int(0), path).map(Some),
+    };
+    Ok((
+        field(spec.min_available.as_ref(), "spec.minAvailable")?,
+        field(spec.max_unavailable.as_ref(), "spec.maxUnavailable")?,
+    ))
 }
 
 /// The Deployment fields the rollout analysis reads, defaulted as the API server does

@@ -3,7 +3,7 @@
 //! controllers), not this crate's output.
 
 use spreadlab_engine::model::{
-    ControllerKind, Operator, PreemptionPolicy, Requirement, Selector, TaintEffect,
+    ControllerKind, IntOrPercent, Operator, PreemptionPolicy, Requirement, Selector, TaintEffect,
     TolerationOperator,
 };
 use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind, load, load_values};
@@ -118,6 +118,8 @@ spec:
     assert_eq!(cluster.services[1].selector, None);
     assert_eq!(cluster.services[1].namespace, "default");
     assert_eq!(cluster.pdbs[0].disruptions_allowed, 2);
+    assert_eq!(cluster.pdbs[0].min_available, Some(IntOrPercent::Int(1)));
+    assert_eq!(cluster.pdbs[0].max_unavailable, None);
     assert_eq!(
         cluster.pdbs[0].selector,
         Selector::from_set(&labels(&[("app", "web")]))
@@ -800,6 +802,63 @@ just a string
         ]
     );
     assert_eq!(loaded.errors[3].document, Some(3));
+}
+
+/// PodDisruptionBudget specs as `ValidatePodDisruptionBudgetSpec` (pkg/apis/policy/validation)
+/// checks them: not both fields, non-negative, at most 100%.
+#[test]
+fn pdb_specs_are_read_and_validated() {
+    let text = r#"apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: ok}
+spec: {selector: {matchLabels: {app: web}}, maxUnavailable: 30%}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: both}
+spec: {minAvailable: 1, maxUnavailable: 1}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: negative}
+spec: {minAvailable: -1}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: over}
+spec: {minAvailable: 101%}
+"#;
+    let loaded = load_text("pdb.yaml", text);
+    assert_eq!(loaded.cluster.pdbs.len(), 1);
+    assert_eq!(
+        loaded.cluster.pdbs[0].max_unavailable,
+        Some(IntOrPercent::Percent(30))
+    );
+    let errors: Vec<(Option<&str>, &str)> = loaded
+        .errors
+        .iter()
+        .map(|e| (e.path.as_deref(), e.message.as_str()))
+        .collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert_eq!(errors[0].0, Some("spec"));
+    assert!(
+        errors[0]
+            .1
+            .ends_with("minAvailable and maxUnavailable cannot be both set"),
+        "{errors:?}"
+    );
+    assert_eq!(errors[1].0, Some("spec.minAvailable"));
+    assert!(
+        errors[1]
+            .1
+            .contains("Invalid value: -1: must be greater than or equal to 0"),
+        "{errors:?}"
+    );
+    assert_eq!(errors[2].0, Some("spec.minAvailable"));
+    assert!(
+        errors[2].1.contains("must not be greater than 100%"),
+        "{errors:?}"
+    );
 }
 
 #[test]

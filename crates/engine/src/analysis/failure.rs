@@ -15,8 +15,9 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::disruption::{self, Budget, Ownership};
 use super::{Settled, Workload, per_zone, zone_of};
-use crate::model::{Cluster, Taint, TaintEffect};
+use crate::model::{Cluster, Pod, Taint, TaintEffect};
 use crate::scheduler::{self, Options};
 
 /// The taint the node lifecycle controller puts on nodes whose kubelet stopped reporting.
@@ -99,18 +100,60 @@ pub struct WorkloadImpact {
     pub zones_after: BTreeMap<String, usize>,
 }
 
-/// A PodDisruptionBudget against the pods the failure takes away.
+/// A PodDisruptionBudget against the failure of a domain, with its budget computed as the
+/// disruption controller does on the settled cluster ([`super::disruption`]): what a sudden loss
+/// does to it, and what a drain of the same domain (evictions through the API) would do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PdbImpact {
     /// `namespace/name`.
     pub pdb: String,
-    /// `status.disruptionsAllowed`.
+    /// The budget before the failure (`disruptionsAllowed` as the controller computes it).
+    pub budget: Budget,
+    /// `budget.disruptions_allowed`.
     pub disruptions_allowed: i32,
     /// Matching pods on the failed nodes.
     pub evicted: usize,
-    /// Whether draining the domain (evictions through the API) would violate the budget: more
-    /// matching pods than disruptions allowed. An outage takes them anyway.
+    /// Healthy matching pods right after a sudden loss of the domain.
+    pub healthy_after_failure: i32,
+    /// Healthy matching pods once the replacements are scheduled.
+    pub healthy_after_replacements: i32,
+    /// `desiredHealthy − healthy_after_failure` when positive: how far below its budget the
+    /// sudden loss takes the workload (an outage does not ask the budget).
+    pub shortfall: i32,
+    /// The same once the replacements are scheduled.
+    pub shortfall_after_replacements: i32,
+    /// Whether the sudden loss leaves fewer healthy pods than `desiredHealthy`.
     pub violated: bool,
+    /// Draining the domain instead (cordon, then evictions).
+    pub drain: DrainImpact,
+}
+
+/// A drain of the failed domain as `kubectl drain` does it: the nodes are cordoned (the node
+/// lifecycle controller then taints them `node.kubernetes.io/unschedulable:NoSchedule`), their
+/// pods are evicted through the eviction API, which refuses an eviction while a budget covering
+/// the pod has `disruptionsAllowed` below 1 (`pkg/registry/core/pod/storage/eviction.go`), and the
+/// workloads' controllers create replacements that the scheduler places on the other nodes. A
+/// refused eviction is retried; the drain blocks, it does not violate the budget, when Pending
+/// replacements keep `disruptionsAllowed` at 0.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DrainImpact {
+    /// Matching pods evicted.
+    pub evictions: usize,
+    /// Matching pods the eviction API keeps refusing: the drain never finishes.
+    pub blocked: usize,
+    /// Replacements of evicted matching pods that stay Pending (`namespace/name`).
+    pub pending_replacements: Vec<String>,
+    /// The scheduler's message for the first Pending replacement.
+    pub message: Option<String>,
+    /// Healthy matching pods when the drain finishes or blocks.
+    pub healthy_at_end: i32,
+}
+
+impl DrainImpact {
+    /// Whether the drain blocks on this budget.
+    pub fn blocks(&self) -> bool {
+        self.blocked > 0
+    }
 }
 
 /// The domain back (empty nodes, untainted): where Pending replacements land now, and the
@@ -172,8 +215,37 @@ pub fn fail(
         .collect();
     let gone_keys: BTreeSet<String> = gone.iter().map(|p| p.key()).collect();
 
+    let owners = Ownership::of(settled, workloads);
+    let pending_before: Vec<&Pod> = settled.pending.iter().flatten().map(|(p, _)| p).collect();
+    // Budgets that select a pod that is gone, with their status before the failure.
+    let affected: Vec<(usize, Budget, usize)> = before
+        .pdbs
+        .iter()
+        .enumerate()
+        .filter_map(|(index, pdb)| {
+            let evicted = gone
+                .iter()
+                .filter(|p| !p.terminating && disruption::selects(pdb, p))
+                .count();
+            (evicted > 0).then(|| {
+                (
+                    index,
+                    disruption::budget(before, &pending_before, pdb, &owners),
+                    evicted,
+                )
+            })
+        })
+        .collect();
+
     let mut after = before.clone();
     after.pods.retain(|p| !on_failed(&p.node_name));
+    let healthy_after_failure: Vec<i32> = affected
+        .iter()
+        .map(|(index, _, _)| {
+            disruption::budget(&after, &pending_before, &before.pdbs[*index], &owners)
+                .current_healthy
+        })
+        .collect();
     match mode {
         FailureMode::Removed => after.nodes.retain(|n| !failed.contains(&n.name)),
         FailureMode::Unreachable => {
@@ -272,27 +344,37 @@ pub fn fail(
         running_keys.push(running);
     }
 
-    let pdbs = before
-        .pdbs
+    let pdbs = affected
         .iter()
-        .filter_map(|pdb| {
-            let evicted = gone
-                .iter()
-                .filter(|p| {
-                    !p.terminating
-                        && p.namespace == pdb.namespace
-                        && !pdb.selector.is_empty()
-                        && pdb.selector.matches(&p.labels)
-                })
-                .count();
-            (evicted > 0).then(|| PdbImpact {
+        .zip(healthy_after_failure)
+        .map(|((index, budget, evicted), healthy_after_failure)| {
+            let pdb = &before.pdbs[*index];
+            let unbound: Vec<&Pod> = still_pending.iter().map(|(_, p, _)| p).collect();
+            let healthy_after_replacements =
+                disruption::budget(&after, &unbound, pdb, &owners).current_healthy;
+            let shortfall = (budget.desired_healthy - healthy_after_failure).max(0);
+            PdbImpact {
                 pdb: alloc::format!("{}/{}", pdb.namespace, pdb.name),
-                disruptions_allowed: pdb.disruptions_allowed,
-                evicted,
-                violated: evicted as i64 > i64::from(pdb.disruptions_allowed),
-            })
+                budget: *budget,
+                disruptions_allowed: budget.disruptions_allowed,
+                evicted: *evicted,
+                healthy_after_failure,
+                healthy_after_replacements,
+                shortfall,
+                shortfall_after_replacements: (budget.desired_healthy - healthy_after_replacements)
+                    .max(0),
+                violated: shortfall > 0,
+                drain: DrainImpact::default(),
+            }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let mut pdbs = pdbs;
+    if !pdbs.is_empty() {
+        let drains = drain(settled, workloads, &failed, &owners, options);
+        for (impact, (index, _, _)) in pdbs.iter_mut().zip(&affected) {
+            impact.drain = drains[*index].clone();
+        }
+    }
 
     let recovery = recover(before, after, still_pending, running_keys, options);
     FailureReport {
@@ -304,6 +386,128 @@ pub fn fail(
         pdbs,
         recovery,
     }
+}
+
+/// The taint the node lifecycle controller puts on cordoned nodes (`TaintNodesByCondition`).
+pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
+
+/// Drains `nodes` of the settled cluster (see [`DrainImpact`]): per budget of the cluster, in
+/// order. Pods are evicted in the cluster's pod order, a refused one retried after every
+/// successful eviction, until nothing more can be evicted.
+fn drain(
+    settled: &Settled,
+    workloads: &[Workload],
+    nodes: &BTreeSet<String>,
+    owners: &Ownership,
+    options: &Options,
+) -> Vec<DrainImpact> {
+    let mut cluster = settled.cluster.clone();
+    for node in cluster.nodes.iter_mut().filter(|n| nodes.contains(&n.name)) {
+        node.unschedulable = true;
+        if !node.taints.iter().any(|t| t.key == TAINT_UNSCHEDULABLE) {
+            node.taints.push(Taint {
+                key: TAINT_UNSCHEDULABLE.into(),
+                value: String::new(),
+                effect: TaintEffect::NoSchedule,
+            });
+        }
+    }
+    let member: BTreeSet<&str> = settled
+        .members
+        .iter()
+        .take(workloads.len())
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let mut unbound: Vec<Pod> = settled
+        .pending
+        .iter()
+        .flatten()
+        .map(|(p, _)| p.clone())
+        .collect();
+    let mut queue: Vec<String> = cluster
+        .pods
+        .iter()
+        .filter(|p| !p.terminating && p.node_name.as_ref().is_some_and(|n| nodes.contains(n)))
+        .map(Pod::key)
+        .collect();
+    let mut drains = alloc::vec![DrainImpact::default(); cluster.pdbs.len()];
+    loop {
+        let mut progress = false;
+        let mut index = 0;
+        while index < queue.len() {
+            let Some(position) = cluster.pods.iter().position(|p| p.key() == queue[index]) else {
+                queue.remove(index);
+                continue;
+            };
+            let covering: Vec<usize> = cluster
+                .pdbs
+                .iter()
+                .enumerate()
+                .filter(|(_, pdb)| disruption::selects(pdb, &cluster.pods[position]))
+                .map(|(i, _)| i)
+                .collect();
+            // The eviction API refuses a pod covered by more than one budget, and one whose
+            // budget allows no disruption now.
+            let refused = covering.len() > 1
+                || covering.iter().any(|&i| {
+                    let pending: Vec<&Pod> = unbound.iter().collect();
+                    disruption::budget(&cluster, &pending, &cluster.pdbs[i], owners)
+                        .disruptions_allowed
+                        < 1
+                });
+            if refused {
+                index += 1;
+                continue;
+            }
+            let evicted = cluster.pods.remove(position);
+            queue.remove(index);
+            progress = true;
+            for &i in &covering {
+                drains[i].evictions += 1;
+            }
+            if !member.contains(evicted.key().as_str()) {
+                continue;
+            }
+            let mut replacement = evicted;
+            replacement.node_name = None;
+            let simulation =
+                scheduler::simulate(&cluster, core::slice::from_ref(&replacement), options);
+            match simulation.decisions.first() {
+                Some(decision) if decision.node.is_some() => {
+                    replacement.node_name = decision.node.clone();
+                    cluster.pods.push(replacement);
+                }
+                decision => {
+                    for &i in &covering {
+                        drains[i].pending_replacements.push(replacement.key());
+                        if drains[i].message.is_none() {
+                            drains[i].message = decision.and_then(|d| d.message.clone());
+                        }
+                    }
+                    unbound.push(replacement);
+                }
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+    let pending: Vec<&Pod> = unbound.iter().collect();
+    for key in &queue {
+        if let Some(pod) = cluster.pods.iter().find(|p| p.key() == *key) {
+            for (i, pdb) in cluster.pdbs.iter().enumerate() {
+                if disruption::selects(pdb, pod) {
+                    drains[i].blocked += 1;
+                }
+            }
+        }
+    }
+    for (i, pdb) in cluster.pdbs.iter().enumerate() {
+        drains[i].healthy_at_end =
+            disruption::budget(&cluster, &pending, pdb, owners).current_healthy;
+    }
+    drains
 }
 
 /// Brings the failed nodes back as they were before (empty) and retries the Pending replacements.
@@ -579,6 +783,8 @@ mod tests {
             name: "web".into(),
             selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
             disruptions_allowed: 0,
+            min_available: Some(crate::model::IntOrPercent::Int(3)),
+            max_unavailable: None,
         });
         let options = Options::default();
         let settled = settle(&cluster, &workloads, &options);
@@ -595,7 +801,14 @@ mod tests {
         assert_eq!(survival.min_surviving, 2);
         assert_eq!(survival.percent_after(), 66);
         assert_eq!(survival.worst, Some(Domain::Zone("a".into())));
-        assert!(sweep.reports[0].pdbs[0].violated);
+        // minAvailable 3 of 3: nothing allowed; losing a zone leaves 2 (1 short), and a drain
+        // is refused from its first eviction.
+        let pdb = &sweep.reports[0].pdbs[0];
+        assert!(pdb.violated);
+        assert_eq!(
+            (pdb.shortfall, pdb.drain.evictions, pdb.drain.blocked),
+            (1, 0, 1)
+        );
         let nodes = fail_each(
             &settled,
             &workloads,
@@ -609,5 +822,156 @@ mod tests {
             "one report per node holding a replica"
         );
         assert_eq!(nodes.survival[0].min_running_after, 3);
+    }
+
+    /// Zone a has two nodes, zone b one; each 4-cpu node fits one 3-cpu replica, so the three
+    /// replicas fill every node. PDB maxUnavailable 1: expected 3, desiredHealthy 2, one
+    /// disruption allowed (disruption.go `getExpectedPodCount`).
+    /// - A sudden loss of zone a leaves 1 healthy: 1 short of the budget (an outage does not ask).
+    /// - Draining zone a evicts the first pod (allowed 1); its replacement cannot fit anywhere
+    ///   (zone a cordoned, node-b full) and stays Pending, so healthy is 2 = desired, allowed 0,
+    ///   and the eviction API refuses the second pod: the drain blocks after 1 eviction.
+    #[test]
+    fn drain_blocks_where_a_sudden_loss_violates() {
+        let mut nodes = Vec::new();
+        for (name, zone) in [("node-a1", "a"), ("node-a2", "a"), ("node-b", "b")] {
+            nodes.push(node(name, &[("topology.kubernetes.io/zone", zone)]));
+        }
+        let mut template = pod("", &[("app", "web")], None);
+        let mut container = crate::model::Container {
+            name: "c".into(),
+            ..Default::default()
+        };
+        container.requests.insert("cpu".into(), 3000);
+        template.containers.push(container);
+        let to_create = (0..3)
+            .map(|i| {
+                let mut p = template.clone();
+                p.name = alloc::format!("web-{i}");
+                p
+            })
+            .collect();
+        let workloads = vec![Workload {
+            key: "Deployment/default/web".into(),
+            desired: 3,
+            running: vec![],
+            to_create,
+            template,
+        }];
+        let cluster = Cluster {
+            nodes,
+            pdbs: vec![crate::model::PodDisruptionBudget {
+                namespace: "default".into(),
+                name: "web".into(),
+                selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
+                disruptions_allowed: 0,
+                min_available: None,
+                max_unavailable: Some(crate::model::IntOrPercent::Int(1)),
+            }],
+            ..Cluster::default()
+        };
+        let options = Options::default();
+        let settled = settle(&cluster, &workloads, &options);
+        assert_eq!(settled.members[0].len(), 3);
+        let report = fail(
+            &settled,
+            &workloads,
+            &Domain::Zone("a".into()),
+            FailureMode::Removed,
+            &options,
+        );
+        let pdb = &report.pdbs[0];
+        assert_eq!(
+            (
+                pdb.budget.expected_pods,
+                pdb.budget.desired_healthy,
+                pdb.budget.current_healthy,
+                pdb.disruptions_allowed
+            ),
+            (3, 2, 3, 1)
+        );
+        assert_eq!(pdb.evicted, 2);
+        assert_eq!(pdb.healthy_after_failure, 1);
+        assert_eq!(pdb.shortfall, 1);
+        assert!(pdb.violated);
+        assert_eq!(pdb.healthy_after_replacements, 1);
+        assert_eq!(pdb.drain.evictions, 1);
+        assert_eq!(pdb.drain.blocked, 1);
+        assert!(pdb.drain.blocks());
+        assert_eq!(pdb.drain.pending_replacements.len(), 1);
+        assert!(
+            pdb.drain
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("0/3 nodes are available")),
+            "{:?}",
+            pdb.drain.message
+        );
+        assert_eq!(pdb.drain.healthy_at_end, 2);
+    }
+
+    /// The three-zone spread with PDB minAvailable 2: one disruption allowed. Losing zone a
+    /// leaves 2 healthy = desiredHealthy: not violated. Draining zone a evicts its pod (allowed
+    /// 1); the replacement stays Pending, because the cordoned zone is still a spread domain with
+    /// no matching pod under nodeTaintsPolicy Ignore (skew 2 > 1 on b and c), but nothing else
+    /// is left to evict: the drain does not block.
+    #[test]
+    fn pdb_not_violated_and_drain_not_blocked() {
+        let (mut cluster, workloads) = spread_setup();
+        cluster.pdbs.push(crate::model::PodDisruptionBudget {
+            namespace: "default".into(),
+            name: "web".into(),
+            selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
+            disruptions_allowed: 0,
+            min_available: Some(crate::model::IntOrPercent::Int(2)),
+            max_unavailable: None,
+        });
+        let options = Options::default();
+        let settled = settle(&cluster, &workloads, &options);
+        let report = fail(
+            &settled,
+            &workloads,
+            &Domain::Zone("a".into()),
+            FailureMode::Unreachable,
+            &options,
+        );
+        let pdb = &report.pdbs[0];
+        assert_eq!(pdb.disruptions_allowed, 1);
+        assert_eq!(pdb.healthy_after_failure, 2);
+        assert!(!pdb.violated);
+        assert_eq!(pdb.shortfall, 0);
+        assert_eq!(pdb.drain.evictions, 1);
+        assert!(!pdb.drain.blocks());
+        assert_eq!(pdb.drain.pending_replacements.len(), 1);
+        assert!(
+            pdb.drain
+                .message
+                .as_deref()
+                .is_some_and(|m| m.contains("didn't match pod topology spread constraints")),
+            "{:?}",
+            pdb.drain.message
+        );
+    }
+
+    /// One node unreachable (zone a's only node): zones b and c hold one replica each and
+    /// node-a still makes zone a a domain with 0 under nodeTaintsPolicy Ignore, so placing the
+    /// replacement in b or c gives skew 2 > 1: Pending, as for the zone.
+    #[test]
+    fn unreachable_node_keeps_its_domain() {
+        let (cluster, workloads) = spread_setup();
+        let options = Options::default();
+        let settled = settle(&cluster, &workloads, &options);
+        let report = fail(
+            &settled,
+            &workloads,
+            &Domain::Node("node-a".into()),
+            FailureMode::Unreachable,
+            &options,
+        );
+        assert_eq!(report.failed_nodes, vec![String::from("node-a")]);
+        let impact = &report.workloads[0];
+        assert_eq!((impact.surviving, impact.running_after), (2, 2));
+        assert_eq!(impact.replacements[0].node, None);
+        assert!(report.pdbs.is_empty());
     }
 }

@@ -215,6 +215,7 @@ pub fn lint(
 ) -> Vec<Finding> {
     let settled = settle(cluster, workloads, options);
     let (snapshot, _) = Snapshot::new(&settled.cluster);
+    let owners = super::disruption::Ownership::of(&settled, workloads);
     let mut findings = Vec::new();
     for (index, workload) in workloads.iter().enumerate() {
         let mut out = Checker {
@@ -223,6 +224,7 @@ pub fn lint(
             cluster,
             settled: &settled,
             snapshot: &snapshot,
+            owners: &owners,
             findings: Vec::new(),
         };
         out.static_rules(workloads);
@@ -246,6 +248,7 @@ struct Checker<'a> {
     cluster: &'a Cluster,
     settled: &'a Settled,
     snapshot: &'a Snapshot,
+    owners: &'a super::disruption::Ownership,
     findings: Vec<Finding>,
 }
 
@@ -630,15 +633,37 @@ impl Checker<'_> {
                 ),
             );
         }
-        for pdb in report.pdbs.iter().filter(|p| p.violated) {
-            self.push(
-                "pdb-violated",
-                None,
-                format!(
-                    "draining zone {largest} evicts {} pod(s) matched by PodDisruptionBudget {}, which allows {}",
-                    pdb.evicted, pdb.pdb, pdb.disruptions_allowed
-                ),
-            );
+        for pdb in &report.pdbs {
+            if pdb.violated {
+                self.push(
+                    "pdb-violated",
+                    None,
+                    format!(
+                        "a failure of zone {largest} leaves {} healthy, PodDisruptionBudget {} needs {}",
+                        pdb.healthy_after_failure, pdb.pdb, pdb.budget.desired_healthy
+                    ),
+                );
+            }
+            if pdb.drain.blocks() {
+                self.push(
+                    "pdb-violated",
+                    None,
+                    format!(
+                        "draining zone {largest} blocks after {} eviction(s): PodDisruptionBudget {} allows no more{}",
+                        pdb.drain.evictions,
+                        pdb.pdb,
+                        if pdb.drain.pending_replacements.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                ", {} replacement(s) Pending: {}",
+                                pdb.drain.pending_replacements.len(),
+                                pdb.drain.message.as_deref().unwrap_or("")
+                            )
+                        }
+                    ),
+                );
+            }
         }
     }
 
@@ -726,22 +751,26 @@ impl Checker<'_> {
                 ),
             );
         }
-        let healthy = self.settled.members[self.index].len();
+        let pending: Vec<&Pod> = self
+            .settled
+            .pending
+            .iter()
+            .flatten()
+            .map(|(p, _)| p)
+            .collect();
         for pdb in &self.cluster.pdbs {
-            if pdb.namespace != pod.namespace
-                || pdb.selector.is_empty()
-                || !pdb.selector.matches(&pod.labels)
-            {
+            if !super::disruption::selects(pdb, &pod) {
                 continue;
             }
-            let floor = healthy as i64 - i64::from(pdb.disruptions_allowed);
-            if (outcome.min_available as i64) < floor {
+            let budget =
+                super::disruption::budget(&self.settled.cluster, &pending, pdb, self.owners);
+            if (outcome.min_available as i64) < i64::from(budget.desired_healthy) {
                 self.push(
                     "pdb-violated",
                     Some(String::from("spec.strategy.rollingUpdate.maxUnavailable")),
                     format!(
-                        "the rollout goes down to {} available; PodDisruptionBudget {}/{} allows {} disruption(s) of {healthy}",
-                        outcome.min_available, pdb.namespace, pdb.name, pdb.disruptions_allowed
+                        "the rollout goes down to {} available; PodDisruptionBudget {}/{} needs {} healthy",
+                        outcome.min_available, pdb.namespace, pdb.name, budget.desired_healthy
                     ),
                 );
             }
@@ -959,6 +988,8 @@ mod tests {
                 name: "web".into(),
                 selector: app("web"),
                 disruptions_allowed: 0,
+                min_available: Some(IntOrPercent::Int(2)),
+                max_unavailable: None,
             }],
             ..Cluster::default()
         };

@@ -1,12 +1,14 @@
 //! What-if analyses built on the sequential scheduler: zone and node failure ([`failure`]),
 //! capacity headroom ([`capacity`]), rolling updates ([`rollout`]) and the risk hidden in random
-//! tie-breaks ([`tie_break`]).
+//! tie-breaks ([`tie_break`]); PodDisruptionBudgets as the disruption controller computes them
+//! ([`disruption`]).
 //! They re-run [`crate::scheduler`] on changed inputs and never re-implement a scheduling rule.
 //!
 //! Every analysis starts from the *settled* cluster ([`settle`]): the snapshot's bound pods plus
 //! every workload's missing replicas placed where the scheduler puts them.
 
 pub mod capacity;
+pub mod disruption;
 pub mod failure;
 pub mod lint;
 pub mod rollout;

@@ -17,45 +17,12 @@ use alloc::vec::Vec;
 
 use super::{Workload, zone_of};
 use crate::framework::{PodId, PodInfo, Snapshot, run_pre_filter};
+pub use crate::model::IntOrPercent;
 use crate::model::{Cluster, Pod, Requirement, Selector, WhenUnsatisfiable};
 use crate::scheduler::{self, Detail, Options};
 
 /// The label the Deployment controller puts on its ReplicaSets' pods.
 pub const LABEL_POD_TEMPLATE_HASH: &str = "pod-template-hash";
-
-/// An `intstr.IntOrString` of the rolling-update parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IntOrPercent {
-    /// An absolute number.
-    Int(i32),
-    /// A percentage of the desired replicas.
-    Percent(i32),
-}
-
-impl IntOrPercent {
-    /// `GetScaledValueFromIntOrPercent`: percentages of `total`, rounded up or down.
-    pub fn scaled(self, total: i32, round_up: bool) -> i32 {
-        match self {
-            IntOrPercent::Int(n) => n,
-            IntOrPercent::Percent(p) => {
-                let product = i64::from(p) * i64::from(total);
-                let value = if round_up {
-                    (product + 99).div_euclid(100)
-                } else {
-                    product.div_euclid(100)
-                };
-                value as i32
-            }
-        }
-    }
-
-    fn describe(self) -> String {
-        match self {
-            IntOrPercent::Int(n) => format!("{n}"),
-            IntOrPercent::Percent(p) => format!("{p}%"),
-        }
-    }
-}
 
 /// `spec.strategy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

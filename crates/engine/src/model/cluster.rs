@@ -52,7 +52,9 @@ pub struct Controller {
     pub selector: Selector,
 }
 
-/// A PodDisruptionBudget, for preemption's victim ordering.
+/// A PodDisruptionBudget: its status for preemption's victim ordering (the scheduler reads
+/// `status.disruptionsAllowed`), its spec for the analyses (which compute the budget as the
+/// disruption controller does, `analysis::disruption`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodDisruptionBudget {
     /// Namespace.
@@ -61,8 +63,47 @@ pub struct PodDisruptionBudget {
     pub name: String,
     /// `spec.selector`; `Nothing` when nil (a nil PDB selector selects no pod).
     pub selector: Selector,
-    /// `status.disruptionsAllowed`.
+    /// `status.disruptionsAllowed` as the snapshot has it (0 when there is no status).
     pub disruptions_allowed: i32,
+    /// `spec.minAvailable`.
+    pub min_available: Option<IntOrPercent>,
+    /// `spec.maxUnavailable`.
+    pub max_unavailable: Option<IntOrPercent>,
+}
+
+/// An `intstr.IntOrString` of the rolling-update and PodDisruptionBudget fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntOrPercent {
+    /// An absolute number.
+    Int(i32),
+    /// A percentage of the desired replicas.
+    Percent(i32),
+}
+
+impl IntOrPercent {
+    /// `GetScaledValueFromIntOrPercent`: percentages of `total`, rounded up or down.
+    pub fn scaled(self, total: i32, round_up: bool) -> i32 {
+        match self {
+            IntOrPercent::Int(n) => n,
+            IntOrPercent::Percent(p) => {
+                let product = i64::from(p) * i64::from(total);
+                let value = if round_up {
+                    (product + 99).div_euclid(100)
+                } else {
+                    product.div_euclid(100)
+                };
+                value as i32
+            }
+        }
+    }
+
+    /// `3` or `25%`.
+    pub fn describe(self) -> String {
+        match self {
+            IntOrPercent::Int(n) => alloc::format!("{n}"),
+            IntOrPercent::Percent(p) => alloc::format!("{p}%"),
+        }
+    }
 }
 
 /// Everything the scheduler reads from the cluster.

@@ -12,7 +12,9 @@ pub mod resources;
 pub mod taint;
 pub mod validation;
 
-pub use cluster::{Cluster, Controller, ControllerKind, Namespace, PodDisruptionBudget, Service};
+pub use cluster::{
+    Cluster, Controller, ControllerKind, IntOrPercent, Namespace, PodDisruptionBudget, Service,
+};
 pub use labels::{Labels, Operator, Requirement, Selector, SelectorError};
 pub use node::{ContainerImage, LABEL_HOSTNAME, LABEL_REGION, LABEL_ZONE, Node};
 pub use pod::{
