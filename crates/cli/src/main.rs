@@ -374,6 +374,30 @@ fn whatif(
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
+    for domain in domains {
+        if let Err(known) = failure::check_domain(&loaded.cluster, domain) {
+            let (what, shown) = match domain {
+                failure::Domain::Zone(_) => ("zones", known.len()),
+                failure::Domain::Node(_) => ("nodes", known.len().min(20)),
+            };
+            let mut list = known[..shown].join(", ");
+            if shown < known.len() {
+                list.push_str(&format!(", ... ({} more)", known.len() - shown));
+            }
+            if list.is_empty() {
+                list.push_str("none");
+            }
+            eprintln!(
+                "error: --fail {}: the snapshot has no such {}; known {what}: {list}",
+                domain.describe(),
+                match domain {
+                    failure::Domain::Zone(_) => "zone",
+                    failure::Domain::Node(_) => "node",
+                }
+            );
+            return ExitCode::from(2);
+        }
+    }
     let workloads = analysis_workloads(&loaded);
     let options = Options::default();
     let settled = spreadlab_engine::analysis::settle(&loaded.cluster, &workloads, &options);

@@ -452,6 +452,26 @@ fn whatif_zone_failure_removed_vs_unreachable() {
     );
 }
 
+/// A `--fail` value naming no zone or node of the snapshot is a usage error (exit 2) listing the
+/// known values, not a failure of nothing.
+#[test]
+fn whatif_unknown_domain_is_a_usage_error() {
+    let file = analyses_fixture("spread-three-zones.yaml");
+    for (arg, known) in [
+        ("zone=zone-x", "known zones: zone-a, zone-b, zone-c"),
+        ("node=node-x", "known nodes: node-a, node-b, node-c"),
+    ] {
+        let output = spreadlab()
+            .args(["whatif", &file, "--fail", arg])
+            .output()
+            .expect("run spreadlab");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(arg) && stderr.contains(known), "{stderr}");
+        assert!(output.stdout.is_empty());
+    }
+}
+
 /// `--fail-each zone`: every zone is as bad as the others (one replica each); the N+1 verdict
 /// with unreachable nodes is 2 of 3 (66%), with removed nodes 3 of 3.
 #[test]

@@ -188,6 +188,25 @@ pub struct FailureReport {
     pub recovery: Recovery,
 }
 
+/// Whether `domain` names a zone or node of `cluster`: `Err` with the known zones (sorted) or
+/// node names (in node order) when it does not, so a typo is not a failure of nothing.
+pub fn check_domain(cluster: &Cluster, domain: &Domain) -> Result<(), Vec<String>> {
+    let (found, known): (bool, Vec<String>) = match domain {
+        Domain::Zone(zone) => {
+            let zones = super::zones(cluster);
+            (
+                zones.contains(&zone.as_str()),
+                zones.into_iter().map(String::from).collect(),
+            )
+        }
+        Domain::Node(name) => (
+            cluster.nodes.iter().any(|n| n.name == *name),
+            cluster.nodes.iter().map(|n| n.name.clone()).collect(),
+        ),
+    };
+    if found { Ok(()) } else { Err(known) }
+}
+
 /// Fails `domain` in the settled cluster, reschedules the lost replicas (and the ones already
 /// Pending) in queue order, then brings the domain back and retries what is still Pending.
 pub fn fail(
@@ -973,5 +992,28 @@ mod tests {
         assert_eq!((impact.surviving, impact.running_after), (2, 2));
         assert_eq!(impact.replacements[0].node, None);
         assert!(report.pdbs.is_empty());
+    }
+
+    /// A zone or node the cluster does not have is reported with the known values.
+    #[test]
+    fn unknown_domains_are_rejected_with_the_known_values() {
+        let (cluster, _) = spread_setup();
+        assert_eq!(check_domain(&cluster, &Domain::Zone("b".into())), Ok(()));
+        assert_eq!(
+            check_domain(&cluster, &Domain::Zone("zone-b".into())),
+            Err(vec![String::from("a"), "b".into(), "c".into()])
+        );
+        assert_eq!(
+            check_domain(&cluster, &Domain::Node("node-c".into())),
+            Ok(())
+        );
+        assert_eq!(
+            check_domain(&cluster, &Domain::Node("node-x".into())),
+            Err(vec![
+                String::from("node-a"),
+                "node-b".into(),
+                "node-c".into()
+            ])
+        );
     }
 }
