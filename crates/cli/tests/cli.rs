@@ -667,6 +667,41 @@ fn lint_formats_and_exit_codes() {
     );
 }
 
+/// `whatif` says an unreachable zone leaves tests/analyses/spread-three-zones.yaml at 2 of 3
+/// (66%); lint tries every zone in both modes and says so too, and the plain PDB
+/// (minAvailable 3 of 3) is short after a zone loss and blocks a drain.
+#[test]
+fn lint_finds_the_unreachable_zone_loss() {
+    let (code, json) = run(&[
+        "lint",
+        &analyses_fixture("spread-three-zones.yaml"),
+        "-o",
+        "json",
+    ]);
+    let findings: Value = serde_json::from_str(&json).expect("json");
+    let messages: Vec<(&str, &str)> = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert!(
+        messages.contains(&(
+            "zone-loss-not-survived",
+            "losing zone zone-a (1 replica(s), nodes unreachable) leaves 2 of 3 running after rescheduling; also short when losing zone zone-b, zone-c"
+        )),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&(
+            "pdb-violated",
+            "a failure of zone zone-a leaves 2 healthy, PodDisruptionBudget default/web needs 3"
+        )),
+        "{messages:?}"
+    );
+    assert_eq!(code, EXIT_PLACED, "warnings only: {messages:?}");
+}
+
 /// The API server's validation rules become `kubernetes-validation` findings with the file and
 /// line; the rest of the input is still checked (minDomains with ScheduleAnyway, which the
 /// loader reads, is its own rule).

@@ -143,16 +143,16 @@ pub const RULES: &[Rule] = &[
     Rule {
         id: "zone-loss-not-survived",
         severity: Severity::Warning,
-        title: "Replicas do not survive the loss of the largest zone",
-        explanation: "When the zone holding the most replicas fails, the replacements cannot all be placed in the other zones (capacity, spread or affinity): the workload runs below its desired replicas until the zone returns.",
-        fix: "Keep spare capacity in every zone, spread with maxSkew 1 over more zones, or relax the rules that block replacements.",
+        title: "Replicas do not survive the loss of a zone",
+        explanation: "When a zone holding replicas fails (its nodes removed, or still present but unreachable), the replacements cannot all be placed in the other zones (capacity, spread or affinity): the workload runs below its desired replicas until the zone returns. Under the default nodeTaintsPolicy Ignore an unreachable zone still counts as a spread domain with no replicas, which can hold every replacement back.",
+        fix: "Keep spare capacity in every zone, spread with maxSkew 1 over more zones, set nodeTaintsPolicy: Honor so that tainted (unreachable) nodes are not counted as domains, or relax the rules that block replacements.",
     },
     Rule {
         id: "pdb-violated",
         severity: Severity::Warning,
         title: "A single zone failure or the rollout violates a PodDisruptionBudget",
-        explanation: "The budget allows fewer disruptions than a zone drain evicts, or the rollout takes more replicas down than the budget allows (rollouts do not consult budgets).",
-        fix: "Spread the replicas so that no zone holds more than the budget allows, or lower the rollout's maxUnavailable.",
+        explanation: "The budget is computed as the disruption controller does (desiredHealthy from minAvailable or maxUnavailable and the controller's scale). A sudden zone loss leaves fewer healthy pods than desiredHealthy (an outage does not ask the budget), a drain of a zone blocks because the eviction API refuses evictions while replacements stay Pending, or the rollout takes more replicas down than the budget allows (rollouts do not consult budgets).",
+        fix: "Spread the replicas so that no zone holds more than the budget allows, keep room for replacements outside each zone, or lower the rollout's maxUnavailable.",
     },
     Rule {
         id: "mixed-gpu-models",
@@ -601,65 +601,86 @@ impl Checker<'_> {
         }
     }
 
+    /// Every zone holding a replica, failed both ways (removed, and unreachable: under
+    /// nodeTaintsPolicy Ignore an unreachable zone can hold every replacement back): the worst
+    /// shortfall per mode, and per PodDisruptionBudget the first zone whose sudden loss leaves it
+    /// short and the first whose drain blocks (a drain is the same in both modes: asked once).
     fn zone_loss(&mut self, options: &Options) {
         let zones = super::per_zone(&self.settled.cluster, &self.settled.members[self.index]);
-        let Some((largest, held)) = zones
-            .iter()
-            .max_by_key(|(z, n)| (**n, core::cmp::Reverse(*z)))
-        else {
+        if zones.is_empty() {
             return;
-        };
+        }
         // This workload alone is followed; the others stay where they are.
         let single = Settled {
             cluster: self.settled.cluster.clone(),
             members: alloc::vec![self.settled.members[self.index].clone()],
             pending: alloc::vec![self.settled.pending[self.index].clone()],
         };
-        let report = failure::fail(
-            &single,
-            core::slice::from_ref(self.workload),
-            &failure::Domain::Zone(largest.clone()),
-            FailureMode::Removed,
-            options,
-        );
-        let impact = &report.workloads[0];
-        if impact.running_after < self.workload.desired {
-            self.push(
-                "zone-loss-not-survived",
-                None,
-                format!(
-                    "losing zone {largest} ({held} replica(s)) leaves {} of {} running after rescheduling",
-                    impact.running_after, self.workload.desired
-                ),
-            );
-        }
-        for pdb in &report.pdbs {
-            if pdb.violated {
-                self.push(
-                    "pdb-violated",
-                    None,
-                    format!(
-                        "a failure of zone {largest} leaves {} healthy, PodDisruptionBudget {} needs {}",
-                        pdb.healthy_after_failure, pdb.pdb, pdb.budget.desired_healthy
-                    ),
+        let desired = self.workload.desired;
+        let mut short_pdbs: BTreeSet<String> = BTreeSet::new();
+        let mut blocked_pdbs: BTreeSet<String> = BTreeSet::new();
+        for mode in [FailureMode::Removed, FailureMode::Unreachable] {
+            // (running after, zone, held) of every zone that leaves the workload short.
+            let mut short: Vec<(usize, &String, usize)> = Vec::new();
+            for (zone, held) in &zones {
+                let report = failure::fail(
+                    &single,
+                    core::slice::from_ref(self.workload),
+                    &failure::Domain::Zone(zone.clone()),
+                    mode,
+                    options,
                 );
+                let impact = &report.workloads[0];
+                if impact.running_after < desired {
+                    short.push((impact.running_after, zone, *held));
+                }
+                for pdb in &report.pdbs {
+                    if pdb.violated && short_pdbs.insert(pdb.pdb.clone()) {
+                        self.push(
+                            "pdb-violated",
+                            None,
+                            format!(
+                                "a failure of zone {zone} leaves {} healthy, PodDisruptionBudget {} needs {}",
+                                pdb.healthy_after_failure, pdb.pdb, pdb.budget.desired_healthy
+                            ),
+                        );
+                    }
+                    if pdb.drain.blocks() && blocked_pdbs.insert(pdb.pdb.clone()) {
+                        self.push(
+                            "pdb-violated",
+                            None,
+                            format!(
+                                "draining zone {zone} blocks after {} eviction(s): PodDisruptionBudget {} allows no more{}",
+                                pdb.drain.evictions,
+                                pdb.pdb,
+                                if pdb.drain.pending_replacements.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(
+                                        ", {} replacement(s) Pending: {}",
+                                        pdb.drain.pending_replacements.len(),
+                                        pdb.drain.message.as_deref().unwrap_or("")
+                                    )
+                                }
+                            ),
+                        );
+                    }
+                }
             }
-            if pdb.drain.blocks() {
+            // The worst first (fewest running), then zone order.
+            short.sort();
+            if let Some((running, zone, held)) = short.first() {
+                let others: Vec<&str> = short[1..].iter().map(|(_, z, _)| z.as_str()).collect();
                 self.push(
-                    "pdb-violated",
+                    "zone-loss-not-survived",
                     None,
                     format!(
-                        "draining zone {largest} blocks after {} eviction(s): PodDisruptionBudget {} allows no more{}",
-                        pdb.drain.evictions,
-                        pdb.pdb,
-                        if pdb.drain.pending_replacements.is_empty() {
+                        "losing zone {zone} ({held} replica(s), nodes {}) leaves {running} of {desired} running after rescheduling{}",
+                        mode.as_str(),
+                        if others.is_empty() {
                             String::new()
                         } else {
-                            format!(
-                                ", {} replacement(s) Pending: {}",
-                                pdb.drain.pending_replacements.len(),
-                                pdb.drain.message.as_deref().unwrap_or("")
-                            )
+                            format!("; also short when losing zone {}", others.join(", "))
                         }
                     ),
                 );
@@ -870,11 +891,15 @@ mod tests {
         }
     }
 
-    /// A well-formed zone spread over three zones with room to spare: nothing to say.
+    /// A well-formed zone spread over three zones with room to spare, tainted nodes not counted
+    /// as domains (nodeTaintsPolicy Honor, so an unreachable zone does not hold replacements
+    /// back): nothing to say.
     #[test]
     fn clean_workload_has_no_findings() {
         let mut t = template("web", 100);
-        t.topology_spread_constraints.push(spread(app("web")));
+        let mut c = spread(app("web"));
+        c.node_taints_policy = Some(NodeInclusionPolicy::Honor);
+        t.topology_spread_constraints.push(c);
         assert!(rules_of(&three_zones(), &[workload("web", t, 3)]).is_empty());
     }
 
@@ -976,9 +1001,10 @@ mod tests {
         );
     }
 
-    /// Two 3-cpu replicas on three 4-cpu nodes in two zones: zone z1 (two nodes) holds one
-    /// replica, z2 the other... losing the zone with the most replicas leaves no room for its
-    /// replica when the other nodes are full; a PDB allowing 0 disruptions is violated.
+    /// Two 3-cpu replicas on two 4-cpu nodes in zones z1 and z2, one each: losing either zone
+    /// leaves no room for its replica on the other node (3 + 3 > 4 cpu). PDB minAvailable 2:
+    /// desiredHealthy 2, so a zone loss leaves 1 healthy (short), and a drain is refused from the
+    /// first eviction (2 healthy − 2 desired = 0 allowed).
     #[test]
     fn zone_loss_and_pdb() {
         let cluster = Cluster {
@@ -993,9 +1019,73 @@ mod tests {
             }],
             ..Cluster::default()
         };
-        let found = rules_of(&cluster, &[workload("web", template("web", 3000), 2)]);
-        assert!(found.contains(&"zone-loss-not-survived"), "{found:?}");
-        assert!(found.contains(&"pdb-violated"), "{found:?}");
+        let findings = lint(
+            &cluster,
+            &[workload("web", template("web", 3000), 2)],
+            &[None],
+            &Options::default(),
+        );
+        let messages: Vec<(&str, &str)> = findings
+            .iter()
+            .map(|f| (f.rule, f.message.as_str()))
+            .collect();
+        assert!(
+            messages.contains(&(
+                "zone-loss-not-survived",
+                "losing zone z1 (1 replica(s), nodes removed) leaves 1 of 2 running after rescheduling; also short when losing zone z2"
+            )),
+            "{messages:?}"
+        );
+        assert!(
+            messages.contains(&(
+                "pdb-violated",
+                "a failure of zone z1 leaves 1 healthy, PodDisruptionBudget default/web needs 2"
+            )),
+            "{messages:?}"
+        );
+        assert!(
+            messages.contains(&(
+                "pdb-violated",
+                "draining zone z1 blocks after 0 eviction(s): PodDisruptionBudget default/web allows no more"
+            )),
+            "{messages:?}"
+        );
+    }
+
+    /// Three zones of one roomy node each, three replicas with a hard zone spread (maxSkew 1):
+    /// removing a zone leaves two domains and the replacement fits (skew 2 − 1 = 1); an
+    /// unreachable zone stays a domain with 0 replicas under nodeTaintsPolicy Ignore, so b or c
+    /// would reach skew 2 > 1 and the replacement stays Pending. Only the unreachable mode finds
+    /// the shortfall, in every zone (z1 first).
+    #[test]
+    fn unreachable_zone_loss_is_found() {
+        let cluster = Cluster {
+            nodes: vec![
+                zone_node("a", "z1"),
+                zone_node("b", "z2"),
+                zone_node("c", "z3"),
+            ],
+            ..Cluster::default()
+        };
+        let mut t = template("web", 100);
+        t.topology_spread_constraints.push(spread(app("web")));
+        let findings = lint(
+            &cluster,
+            &[workload("web", t, 3)],
+            &[None],
+            &Options::default(),
+        );
+        let zone: Vec<&str> = findings
+            .iter()
+            .filter(|f| f.rule == "zone-loss-not-survived")
+            .map(|f| f.message.as_str())
+            .collect();
+        assert_eq!(
+            zone,
+            vec![
+                "losing zone z1 (1 replica(s), nodes unreachable) leaves 2 of 3 running after rescheduling; also short when losing zone z2, z3"
+            ]
+        );
     }
 
     #[test]
