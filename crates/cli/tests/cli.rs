@@ -702,6 +702,37 @@ fn lint_finds_the_unreachable_zone_loss() {
     assert_eq!(code, EXIT_PLACED, "warnings only: {messages:?}");
 }
 
+/// tests/scenarios/gpu-three-zones-one-full: a fresh Deployment of 3 one-GPU replicas on three
+/// one-GPU nodes, zone-c's GPU taken. Its replicas are placed first (two run, zone-c's stays
+/// Pending), then a template change is rolled out: 25% surge of 3 rounds up to 1 and 25%
+/// unavailable down to 0, so the surge pod needs a fourth GPU: `surge-needs-missing-gpu`, an error.
+#[test]
+fn lint_checks_the_surge_of_a_fresh_gpu_deployment() {
+    let dir = scenarios_root().join("gpu-three-zones-one-full");
+    let (code, json) = run(&[
+        "lint",
+        &dir.join("cluster.yaml").display().to_string(),
+        &dir.join("workload.yaml").display().to_string(),
+        "-o",
+        "json",
+    ]);
+    let findings: Value = serde_json::from_str(&json).expect("json");
+    let surge = findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "surge-needs-missing-gpu")
+        .unwrap_or_else(|| panic!("no surge finding: {findings}"));
+    assert!(
+        surge["message"]
+            .as_str()
+            .unwrap()
+            .contains("Insufficient nvidia.com/gpu"),
+        "{surge}"
+    );
+    assert_eq!(code, EXIT_PENDING, "an error finding");
+}
+
 /// The API server's validation rules become `kubernetes-validation` findings with the file and
 /// line; the rest of the input is still checked (minDomains with ScheduleAnyway, which the
 /// loader reads, is its own rule).

@@ -739,15 +739,23 @@ impl Checker<'_> {
                 }
             }
         }
-        if self.workload.running.is_empty() {
-            return;
-        }
+        // The replicas in place (the snapshot's, or on a fresh manifest the ones just placed
+        // from this template) are the current revision; a fresh manifest is rolled to a changed
+        // template (a new pod-template-hash).
         let mut current = self.workload.clone();
         current.running = self.settled.members[self.index].clone();
+        if current.running.is_empty() {
+            return;
+        }
+        let target = if self.workload.running.is_empty() {
+            rollout::next_revision(&pod)
+        } else {
+            pod.clone()
+        };
         let outcome = rollout::simulate_rollout(
             &self.settled.cluster,
             &current,
-            &pod,
+            &target,
             spec,
             &Assumptions::default(),
             options,
@@ -1142,5 +1150,79 @@ mod tests {
         t.node_selector.insert(GPU_PRODUCT.into(), "A100".into());
         let found = rules_of(&cluster, &[workload("infer", t, 1)]);
         assert!(!found.contains(&"mixed-gpu-models"), "{found:?}");
+    }
+
+    /// A fresh manifest (no replica running yet): the replicas are placed first (one per 1-GPU
+    /// node), then rolled to a changed template. RollingUpdate 25%/25% of 2 gives surge 1,
+    /// unavailable 0 (`ResolveFenceposts`): the surge pod needs a third GPU that does not exist,
+    /// so the rollout stalls on `Insufficient nvidia.com/gpu`. Recreate takes both down (0
+    /// available) while PDB minAvailable 2 needs 2 healthy.
+    #[test]
+    fn rollout_rules_run_on_a_fresh_manifest() {
+        let gpu_node = |name: &str, zone: &str| {
+            let mut n = zone_node(name, zone);
+            n.allocatable.insert(GPU.into(), 1);
+            n
+        };
+        let cluster = Cluster {
+            nodes: vec![gpu_node("g1", "z1"), gpu_node("g2", "z2")],
+            pdbs: vec![PodDisruptionBudget {
+                namespace: "default".into(),
+                name: "infer".into(),
+                selector: app("infer"),
+                disruptions_allowed: 0,
+                min_available: Some(IntOrPercent::Int(2)),
+                max_unavailable: None,
+            }],
+            ..Cluster::default()
+        };
+        let mut t = template("infer", 100);
+        t.containers[0].requests.insert(GPU.into(), 1);
+        let spec = |strategy| RolloutSpec {
+            strategy,
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let rolling = spec(Strategy::RollingUpdate {
+            max_surge: IntOrPercent::Percent(25),
+            max_unavailable: IntOrPercent::Percent(25),
+        });
+        let w = workload("infer", t, 2);
+        let findings = lint(
+            &cluster,
+            core::slice::from_ref(&w),
+            &[Some(rolling)],
+            &Options::default(),
+        );
+        let surge = findings
+            .iter()
+            .find(|f| f.rule == "surge-needs-missing-gpu")
+            .expect("surge-needs-missing-gpu");
+        assert!(
+            surge.message.contains("Insufficient nvidia.com/gpu"),
+            "{}",
+            surge.message
+        );
+        let findings = lint(
+            &cluster,
+            &[w],
+            &[Some(spec(Strategy::Recreate))],
+            &Options::default(),
+        );
+        let rollout_pdb: Vec<&str> = findings
+            .iter()
+            .filter(|f| {
+                f.rule == "pdb-violated"
+                    && f.path.as_deref() == Some("spec.strategy.rollingUpdate.maxUnavailable")
+            })
+            .map(|f| f.message.as_str())
+            .collect();
+        assert_eq!(
+            rollout_pdb,
+            vec![
+                "the rollout goes down to 0 available; PodDisruptionBudget default/infer needs 2 healthy"
+            ]
+        );
     }
 }

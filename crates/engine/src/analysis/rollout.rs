@@ -633,6 +633,52 @@ pub fn with_template_hash_key(template: &Pod, present: bool) -> Pod {
     pod
 }
 
+/// The template after a change of its pod template (a new revision): `pod-template-hash`
+/// becomes `<hash>-next` on the pod and in every constraint and (anti-)affinity selector the API
+/// server merged it into (matchLabelKeys). For rollouts of a workload whose only replicas are the
+/// ones just placed from this very template.
+pub fn next_revision(template: &Pod) -> Pod {
+    let mut pod = template.clone();
+    let old = template
+        .labels
+        .get(LABEL_POD_TEMPLATE_HASH)
+        .cloned()
+        .unwrap_or_default();
+    let new = format!("{old}-next");
+    pod.labels
+        .insert(String::from(LABEL_POD_TEMPLATE_HASH), new.clone());
+    let rewrite = |selector: &mut Selector| {
+        if let Selector::Requirements(requirements) = selector {
+            for r in requirements
+                .iter_mut()
+                .filter(|r| r.key == LABEL_POD_TEMPLATE_HASH)
+            {
+                for value in r.values.iter_mut().filter(|v| **v == old) {
+                    value.clone_from(&new);
+                }
+            }
+        }
+    };
+    for c in &mut pod.topology_spread_constraints {
+        rewrite(&mut c.selector);
+    }
+    for affinity in [
+        pod.affinity.pod_affinity.as_mut(),
+        pod.affinity.pod_anti_affinity.as_mut(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        for term in &mut affinity.required {
+            rewrite(&mut term.selector);
+        }
+        for weighted in &mut affinity.preferred {
+            rewrite(&mut weighted.term.selector);
+        }
+    }
+    pod
+}
+
 fn has_hard_spread(pod: &Pod) -> bool {
     pod.topology_spread_constraints
         .iter()
