@@ -109,8 +109,8 @@ pub const RULES: &[Rule] = &[
         id: "tainted-nodes-counted",
         severity: Severity::Warning,
         title: "Tainted or cordoned nodes count as empty domains",
-        explanation: "Under the default nodeTaintsPolicy: Ignore, a domain whose nodes all carry a taint the pod does not tolerate (or are cordoned) is still a domain with 0 matching pods: the global minimum stays 0 and can hold back replicas everywhere else.",
-        fix: "Set nodeTaintsPolicy: Honor on the constraint (or tolerate the taint).",
+        explanation: "Under the default nodeTaintsPolicy: Ignore, a domain whose eligible nodes (those matching the pod's nodeSelector and required node affinity, under the default nodeAffinityPolicy: Honor) all carry a taint the pod does not tolerate, or are cordoned, is still a domain with 0 matching pods: the global minimum stays 0 and can hold back replicas everywhere else. nodeTaintsPolicy: Honor checks taints only, so a cordoned node without the node.kubernetes.io/unschedulable taint counts even then.",
+        fix: "Set nodeTaintsPolicy: Honor on the constraint (or tolerate the taint); for cordoned nodes make sure they carry node.kubernetes.io/unschedulable:NoSchedule (the node lifecycle controller adds it), or uncordon or remove them.",
     },
     Rule {
         id: "anti-affinity-too-few-nodes",
@@ -501,40 +501,65 @@ impl Checker<'_> {
                     ),
                 );
             }
+            // The nodes that are domains of this constraint, as PodTopologySpread counts them
+            // (podtopologyspread/common.go `matchNodeInclusionPolicies`): under nodeAffinityPolicy
+            // Honor (the default) only nodes matching the pod's nodeSelector and required node
+            // affinity; under nodeTaintsPolicy Honor only nodes without an untolerated
+            // NoSchedule/NoExecute taint. Honor checks taints only, not `spec.unschedulable`: a
+            // cordoned node without the `node.kubernetes.io/unschedulable` taint still counts.
+            let honors_affinity =
+                c.node_affinity_policy != Some(crate::model::NodeInclusionPolicy::Ignore);
             let honors_taints =
                 c.node_taints_policy == Some(crate::model::NodeInclusionPolicy::Honor);
-            if !honors_taints {
-                let mut domains: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-                for node in &self.cluster.nodes {
-                    let Some(value) = node.labels.get(&c.topology_key) else {
-                        continue;
-                    };
-                    let blocked = node.unschedulable
-                        || find_untolerated_taint(&node.taints, &pod.tolerations, |t| {
-                            matches!(t.effect, TaintEffect::NoSchedule | TaintEffect::NoExecute)
-                        })
-                        .is_some();
-                    let entry = domains.entry(value.as_str()).or_insert((0, 0));
-                    entry.0 += 1;
-                    entry.1 += usize::from(blocked);
+            // Per domain: (counted nodes, tainted, cordoned without an untolerated taint).
+            let mut domains: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+            for node in &self.cluster.nodes {
+                let Some(value) = node.labels.get(&c.topology_key) else {
+                    continue;
+                };
+                if honors_affinity && !pod.matches_required_node_affinity(node) {
+                    continue;
                 }
-                let empty: Vec<&str> = domains
-                    .iter()
-                    .filter(|(_, (all, blocked))| all == blocked)
-                    .map(|(d, _)| *d)
-                    .collect();
-                if !empty.is_empty() {
-                    self.push(
-                        "tainted-nodes-counted",
-                        Some(format!("{path}.nodeTaintsPolicy")),
-                        format!(
-                            "{} domain(s) of {} have only tainted or cordoned nodes and count as empty: {}",
-                            empty.len(),
-                            c.topology_key,
-                            empty.join(", ")
-                        ),
-                    );
+                let tainted = find_untolerated_taint(&node.taints, &pod.tolerations, |t| {
+                    matches!(t.effect, TaintEffect::NoSchedule | TaintEffect::NoExecute)
+                })
+                .is_some();
+                if honors_taints && tainted {
+                    continue;
                 }
+                let entry = domains.entry(value.as_str()).or_insert((0, 0, 0));
+                entry.0 += 1;
+                entry.1 += usize::from(tainted);
+                entry.2 += usize::from(!tainted && node.unschedulable);
+            }
+            let empty: Vec<String> = domains
+                .iter()
+                .filter(|(_, (all, tainted, cordoned))| *all == tainted + cordoned)
+                .map(|(d, (_, tainted, _))| {
+                    if *tainted > 0 {
+                        String::from(*d)
+                    } else {
+                        format!("{d} (cordoned, no unschedulable taint)")
+                    }
+                })
+                .collect();
+            if !empty.is_empty() {
+                let cordoned_only = empty.iter().all(|d| d.ends_with("taint)"));
+                self.push(
+                    "tainted-nodes-counted",
+                    Some(format!("{path}.nodeTaintsPolicy")),
+                    format!(
+                        "{} domain(s) of {} have only tainted or cordoned nodes and count as empty: {}{}",
+                        empty.len(),
+                        c.topology_key,
+                        empty.join(", "),
+                        if cordoned_only || honors_taints {
+                            "; nodeTaintsPolicy Honor checks taints only: a cordoned node counts until it carries node.kubernetes.io/unschedulable:NoSchedule (the node lifecycle controller adds it; uncordon or remove the node)"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
             }
         }
         if let Some(anti) = &pod.affinity.pod_anti_affinity {
@@ -969,8 +994,53 @@ mod tests {
         assert!(found.contains(&"topology-key-missing"), "{found:?}");
         assert!(found.contains(&"tainted-nodes-counted"), "{found:?}");
         t.topology_spread_constraints[0].node_taints_policy = Some(NodeInclusionPolicy::Honor);
-        let found = rules_of(&cluster, &[workload("web", t, 2)]);
+        let found = rules_of(&cluster, &[workload("web", t.clone(), 2)]);
         assert!(!found.contains(&"tainted-nodes-counted"), "{found:?}");
+    }
+
+    /// Under the default nodeAffinityPolicy Honor, nodes the pod's nodeSelector excludes are no
+    /// domains (podtopologyspread/common.go `matchNodeInclusionPolicies`): a tainted zone the
+    /// pod cannot go to anyway is not counted. nodeTaintsPolicy Honor checks taints only: a
+    /// cordoned node without the unschedulable taint is still counted.
+    #[test]
+    fn tainted_nodes_counted_honors_node_affinity_and_cordons() {
+        let mut cluster = three_zones();
+        for n in &mut cluster.nodes[..2] {
+            n.labels.insert("pool".into(), "web".into());
+        }
+        cluster.nodes[2].taints.push(Taint {
+            key: "dedicated".into(),
+            value: "gpu".into(),
+            effect: TaintEffect::NoSchedule,
+        });
+        let mut t = template("web", 100);
+        t.topology_spread_constraints.push(spread(app("web")));
+        let found = rules_of(&cluster, &[workload("web", t.clone(), 2)]);
+        assert!(found.contains(&"tainted-nodes-counted"), "{found:?}");
+        t.node_selector.insert("pool".into(), "web".into());
+        let found = rules_of(&cluster, &[workload("web", t.clone(), 2)]);
+        assert!(!found.contains(&"tainted-nodes-counted"), "{found:?}");
+
+        // z2 cordoned without a taint, Honor set: still counted, and the message says why.
+        cluster.nodes[1].unschedulable = true;
+        t.topology_spread_constraints[0].node_taints_policy = Some(NodeInclusionPolicy::Honor);
+        let findings = lint(
+            &cluster,
+            &[workload("web", t, 2)],
+            &[None],
+            &Options::default(),
+        );
+        let message = findings
+            .iter()
+            .find(|f| f.rule == "tainted-nodes-counted")
+            .map(|f| f.message.as_str())
+            .unwrap_or_default();
+        assert!(
+            message.starts_with(
+                "1 domain(s) of topology.kubernetes.io/zone have only tainted or cordoned nodes and count as empty: z2 (cordoned, no unschedulable taint); nodeTaintsPolicy Honor checks taints only"
+            ),
+            "{message}"
+        );
     }
 
     /// Four replicas with required hostname anti-affinity on three nodes: one stays Pending.
