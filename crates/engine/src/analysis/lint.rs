@@ -123,7 +123,7 @@ pub const RULES: &[Rule] = &[
         id: "spread-and-anti-affinity-conflict",
         severity: Severity::Error,
         title: "Hard spread and required anti-affinity cannot both be satisfied",
-        explanation: "Replicas stay Pending because nodes are rejected by the topology spread constraint and the others by the required anti-affinity: together they leave no node.",
+        explanation: "Replicas stay Pending because nodes are rejected by the topology spread constraint and the others by the required anti-affinity: together they leave no node, while each rule alone would place every replica (verified by placing them again with one rule dropped).",
         fix: "Relax one of them (ScheduleAnyway, preferred anti-affinity, a larger maxSkew) or add capacity in the domains the spread asks for.",
     },
     Rule {
@@ -225,6 +225,7 @@ pub fn lint(
             settled: &settled,
             snapshot: &snapshot,
             owners: &owners,
+            workloads,
             findings: Vec::new(),
         };
         out.static_rules(workloads);
@@ -249,6 +250,7 @@ struct Checker<'a> {
     settled: &'a Settled,
     snapshot: &'a Snapshot,
     owners: &'a super::disruption::Ownership,
+    workloads: &'a [Workload],
     findings: Vec<Finding>,
 }
 
@@ -567,7 +569,7 @@ impl Checker<'_> {
                 self.anti_affinity_capacity(i, term, &eligible);
             }
         }
-        self.conflicts();
+        self.conflicts(options);
         self.zone_loss(options);
     }
 
@@ -601,28 +603,56 @@ impl Checker<'_> {
         }
     }
 
-    fn conflicts(&mut self) {
-        for (pod, decision) in &self.settled.pending[self.index] {
-            let Some(explanation) = &decision.explanation else {
-                continue;
-            };
-            let plugins: BTreeSet<PluginName> = explanation
-                .nodes
-                .iter()
-                .filter(|v| !v.filter.is_success())
-                .filter_map(|v| v.filter.plugin)
-                .collect();
-            if plugins.contains(&PluginName::PodTopologySpread)
-                && plugins.contains(&PluginName::InterPodAffinity)
-            {
-                let message = decision.message.clone().unwrap_or_default();
-                self.push(
-                    "spread-and-anti-affinity-conflict",
-                    None,
-                    format!("{} stays Pending: {message}", pod.name),
-                );
-                return;
+    /// A replica Pending with both PodTopologySpread and InterPodAffinity among the nodes'
+    /// rejections is a conflict only when each rule alone can be satisfied: placing everything
+    /// again with the hard spread constraints dropped, and again with the required anti-affinity
+    /// dropped, leaves none of this workload's replicas Pending, while both together do.
+    fn conflicts(&mut self, options: &Options) {
+        let both = self.settled.pending[self.index]
+            .iter()
+            .find(|(_, decision)| {
+                decision.explanation.as_ref().is_some_and(|explanation| {
+                    let plugins: BTreeSet<PluginName> = explanation
+                        .nodes
+                        .iter()
+                        .filter(|v| !v.filter.is_success())
+                        .filter_map(|v| v.filter.plugin)
+                        .collect();
+                    plugins.contains(&PluginName::PodTopologySpread)
+                        && plugins.contains(&PluginName::InterPodAffinity)
+                })
+            });
+        let Some((pod, decision)) = both else {
+            return;
+        };
+        let places_all = |relax: fn(&mut Pod)| {
+            let mut workloads = self.workloads.to_vec();
+            let variant = &mut workloads[self.index];
+            relax(&mut variant.template);
+            for p in &mut variant.to_create {
+                relax(p);
             }
+            settle(self.cluster, &workloads, options).pending[self.index].is_empty()
+        };
+        let without_spread = places_all(|p| {
+            p.topology_spread_constraints
+                .retain(|c| c.when_unsatisfiable != WhenUnsatisfiable::DoNotSchedule);
+        });
+        let without_anti = places_all(|p| {
+            if let Some(anti) = &mut p.affinity.pod_anti_affinity {
+                anti.required.clear();
+            }
+        });
+        if without_spread && without_anti {
+            let message = decision.message.clone().unwrap_or_default();
+            self.push(
+                "spread-and-anti-affinity-conflict",
+                None,
+                format!(
+                    "{} stays Pending: {message} (each rule alone places every replica)",
+                    pod.name
+                ),
+            );
         }
     }
 
@@ -1044,8 +1074,13 @@ mod tests {
     }
 
     /// Four replicas with required hostname anti-affinity on three nodes: one stays Pending.
-    /// With a zone spread of maxSkew 1 too and two nodes in one zone, the fourth replica is
-    /// rejected by both plugins.
+    ///
+    /// Conflict: zone z1 has nodes a, a2, a3, zone z2 node b; four replicas with hostname
+    /// anti-affinity and a zone spread of maxSkew 1. Anti-affinity alone fits four (four nodes);
+    /// the spread alone fits two per zone; together z2 holds at most one (one node), so z1 at
+    /// most two (skew 1): the fourth replica is rejected by PodTopologySpread on z1's nodes and
+    /// by InterPodAffinity on b. With a fifth replica on four nodes instead, anti-affinity alone
+    /// cannot place it: both plugins still reject it, but that is not a conflict.
     #[test]
     fn anti_affinity_rules() {
         let anti = |t: &mut Pod| {
@@ -1067,16 +1102,31 @@ mod tests {
         let found = rules_of(&three_zones(), &[workload("web", t, 4)]);
         assert!(found.contains(&"anti-affinity-too-few-nodes"), "{found:?}");
 
-        let mut cluster = three_zones();
-        cluster.nodes.push(zone_node("a2", "z1"));
+        let cluster = Cluster {
+            nodes: vec![
+                zone_node("a", "z1"),
+                zone_node("a2", "z1"),
+                zone_node("a3", "z1"),
+                zone_node("b", "z2"),
+            ],
+            ..Cluster::default()
+        };
         let mut t = template("web", 100);
         anti(&mut t);
         t.topology_spread_constraints.push(spread(app("web")));
-        let found = rules_of(&cluster, &[workload("web", t, 5)]);
+        let found = rules_of(&cluster, &[workload("web", t.clone(), 4)]);
         assert!(
             found.contains(&"spread-and-anti-affinity-conflict"),
             "{found:?}"
         );
+        assert!(!found.contains(&"anti-affinity-too-few-nodes"), "{found:?}");
+
+        let found = rules_of(&cluster, &[workload("web", t, 5)]);
+        assert!(
+            !found.contains(&"spread-and-anti-affinity-conflict"),
+            "{found:?}"
+        );
+        assert!(found.contains(&"anti-affinity-too-few-nodes"), "{found:?}");
     }
 
     /// Two 3-cpu replicas on two 4-cpu nodes in zones z1 and z2, one each: losing either zone
