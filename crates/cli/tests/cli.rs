@@ -599,6 +599,33 @@ fn rollout_with_every_gpu_busy_stalls_and_proposes_alternatives() {
     assert!(table.contains("ProgressDeadlineExceeded"), "{table}");
 }
 
+/// tests/analyses/rollout-match-label-keys.yaml (hand derivation in the fixture): without
+/// `matchLabelKeys: [pod-template-hash]` the old pods count toward the new revision's spread and
+/// the rollout completes with both new pods in zone-a (end skew 2 > maxSkew 1); with it the
+/// second new pod is rejected on node-a by the spread and on node-b for cpu (the old pod that
+/// maxUnavailable 0 keeps): the rollout stalls.
+#[test]
+fn rollout_shows_the_match_label_keys_effect() {
+    let file = analyses_fixture("rollout-match-label-keys.yaml");
+    let (code, json) = run(&["rollout", &file, "-o", "json"]);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    let web = &view[0];
+    assert_eq!(web["completed"], true);
+    assert_eq!(web["minAvailable"], 2);
+    assert_eq!(web["endSatisfiesSpread"], false);
+    assert_eq!(code, EXIT_PLACED, "it completes");
+    let with = &web["matchLabelKeys"];
+    assert_eq!(with["withPodTemplateHash"], true);
+    assert_eq!(with["completed"], false);
+    assert_eq!(with["minAvailable"], 2);
+    assert!(
+        with["reason"].as_str().unwrap().starts_with(
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints."
+        ),
+        "{with}"
+    );
+}
+
 /// A rolling-update value the API server rejects is an input error naming the field.
 #[test]
 fn rollout_rejects_invalid_strategy_values() {

@@ -431,11 +431,13 @@ impl Sim<'_> {
     }
 
     /// `ActivePodsWithRanks` order: unscheduled first, then not Ready, then (Ready) pods on
-    /// nodes holding more pods of the same ReplicaSet, then the most recently Ready, then newest.
+    /// nodes holding more active pods of the Deployment, of every ReplicaSet (`replica_set.go`
+    /// `getPodsRankedByRelatedPodsOnSameNode` over `getIndirectlyRelatedPods`; terminating pods
+    /// are not active), then the most recently Ready, then newest.
     fn pods_to_delete(&self, live: &[usize], count: usize) -> Vec<usize> {
         let mut per_node: BTreeMap<usize, usize> = BTreeMap::new();
-        for &i in live {
-            if let State::Bound { node, .. } = self.pods[i].state {
+        for pod in &self.pods {
+            if let State::Bound { node, .. } = pod.state {
                 *per_node.entry(node).or_insert(0) += 1;
             }
         }
