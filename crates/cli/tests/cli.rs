@@ -590,7 +590,8 @@ fn rollout_with_every_gpu_busy_stalls_and_proposes_alternatives() {
     assert_eq!(one_by_one["completed"], true);
     assert_eq!(one_by_one["minAvailable"], 2);
     assert_eq!(find("strategy Recreate")["minAvailable"], 0);
-    let capacity = find("one more node in zone zone-a");
+    // The surge pod needs one GPU: the smallest temporary capacity is 1 GPU.
+    let capacity = find("temporary capacity of 1 GPU(s) in zone zone-a (1 node(s) like gpu-a)");
     assert_eq!(capacity["completed"], true);
     assert_eq!(capacity["minAvailable"], 3);
     assert_eq!(infer["matchLabelKeys"]["withPodTemplateHash"], true);

@@ -216,6 +216,29 @@ pub fn fail(
     mode: FailureMode,
     options: &Options,
 ) -> FailureReport {
+    fail_with(settled, workloads, domain, mode, options, true)
+}
+
+/// [`fail`] without the recovery step (its [`Recovery`] is what the failure left: nothing
+/// placed later), for callers that only need the failure itself (lint).
+pub fn fail_without_recovery(
+    settled: &Settled,
+    workloads: &[Workload],
+    domain: &Domain,
+    mode: FailureMode,
+    options: &Options,
+) -> FailureReport {
+    fail_with(settled, workloads, domain, mode, options, false)
+}
+
+fn fail_with(
+    settled: &Settled,
+    workloads: &[Workload],
+    domain: &Domain,
+    mode: FailureMode,
+    options: &Options,
+    recover_after: bool,
+) -> FailureReport {
     let before = &settled.cluster;
     let failed: BTreeSet<String> = before
         .nodes
@@ -395,7 +418,11 @@ pub fn fail(
         }
     }
 
-    let recovery = recover(before, after, still_pending, running_keys, options);
+    let recovery = if recover_after {
+        recover(before, after, still_pending, running_keys, options)
+    } else {
+        recover(before, after, Vec::new(), running_keys, options)
+    };
     FailureReport {
         domain: domain.clone(),
         mode,

@@ -678,7 +678,7 @@ impl Checker<'_> {
             // (running after, zone, held) of every zone that leaves the workload short.
             let mut short: Vec<(usize, &String, usize)> = Vec::new();
             for (zone, held) in &zones {
-                let report = failure::fail(
+                let report = failure::fail_without_recovery(
                     &single,
                     core::slice::from_ref(self.workload),
                     &failure::Domain::Zone(zone.clone()),

@@ -144,6 +144,17 @@ pub fn zones(cluster: &Cluster) -> Vec<&str> {
 /// allocatable GPUs, then cpu (the first such in node order), named `<name>-<suffix>`. Returns
 /// the new cluster and the copied node's name; `None` when the zone has no schedulable node.
 pub fn with_extra_node(cluster: &Cluster, zone: &str, suffix: &str) -> Option<(Cluster, String)> {
+    with_extra_nodes(cluster, zone, suffix, 1)
+}
+
+/// [`with_extra_node`] with `count` copies: the first named `<name>-<suffix>`, the next
+/// `<name>-<suffix>-2`, `-3`, ...
+pub fn with_extra_nodes(
+    cluster: &Cluster,
+    zone: &str,
+    suffix: &str,
+    count: usize,
+) -> Option<(Cluster, String)> {
     let amount = |node: &Node, resource: &str| node.allocatable.get(resource).copied().unwrap_or(0);
     let largest = cluster
         .nodes
@@ -151,12 +162,18 @@ pub fn with_extra_node(cluster: &Cluster, zone: &str, suffix: &str) -> Option<(C
         .filter(|n| zone_of(n) == zone && !n.unschedulable)
         .rev()
         .max_by_key(|n| (amount(n, "nvidia.com/gpu"), amount(n, "cpu")))?;
-    let mut extra = largest.clone();
-    extra.name = alloc::format!("{}-{suffix}", largest.name);
-    if let Some(host) = extra.labels.get_mut(crate::model::LABEL_HOSTNAME) {
-        *host = extra.name.clone();
-    }
     let mut bigger = cluster.clone();
-    bigger.nodes.push(extra);
+    for i in 1..=count {
+        let mut extra = largest.clone();
+        extra.name = if i == 1 {
+            alloc::format!("{}-{suffix}", largest.name)
+        } else {
+            alloc::format!("{}-{suffix}-{i}", largest.name)
+        };
+        if let Some(host) = extra.labels.get_mut(crate::model::LABEL_HOSTNAME) {
+            *host = extra.name.clone();
+        }
+        bigger.nodes.push(extra);
+    }
     Some((bigger, largest.name.clone()))
 }
