@@ -1022,12 +1022,33 @@ fn deployment_spec(place: &Place, spec: &apps::DeploymentSpec) -> Result<Rollout
             ));
         }
     };
+    // ValidateDeploymentSpec (pkg/apis/apps/validation/validation.go), on the defaulted spec:
+    // minReadySeconds and progressDeadlineSeconds non-negative, the deadline above minReadySeconds.
+    let min_ready = spec.min_ready_seconds.unwrap_or(0);
+    if min_ready < 0 {
+        return Err(place.error(
+            Some("spec.minReadySeconds"),
+            format!("Invalid value: {min_ready}: must be greater than or equal to 0"),
+        ));
+    }
+    let deadline = spec.progress_deadline_seconds.unwrap_or(600);
+    if deadline < 0 {
+        return Err(place.error(
+            Some("spec.progressDeadlineSeconds"),
+            format!("Invalid value: {deadline}: must be greater than or equal to 0"),
+        ));
+    }
+    if deadline <= min_ready {
+        return Err(place.error(
+            Some("spec.progressDeadlineSeconds"),
+            format!("Invalid value: {deadline}: must be greater than minReadySeconds"),
+        ));
+    }
     let seconds = |value: Option<i64>| u64::try_from(value.unwrap_or(0)).unwrap_or(0);
     Ok(RolloutSpec {
         strategy,
-        min_ready_seconds: seconds(spec.min_ready_seconds.map(i64::from)),
-        progress_deadline_seconds: u64::try_from(spec.progress_deadline_seconds.unwrap_or(600))
-            .unwrap_or(600),
+        min_ready_seconds: seconds(Some(i64::from(min_ready))),
+        progress_deadline_seconds: u64::try_from(deadline).unwrap_or(600),
         termination_grace_seconds: seconds(Some(
             spec.template
                 .spec
@@ -1079,9 +1100,17 @@ fn stateful_set_spec(place: &Place, spec: &apps::StatefulSetSpec) -> Result<Roll
             ));
         }
     };
+    // ValidateStatefulSetSpec: minReadySeconds non-negative.
+    let min_ready = spec.min_ready_seconds.unwrap_or(0);
+    if min_ready < 0 {
+        return Err(place.error(
+            Some("spec.minReadySeconds"),
+            format!("Invalid value: {min_ready}: must be greater than or equal to 0"),
+        ));
+    }
     Ok(RolloutSpec {
         strategy,
-        min_ready_seconds: u64::try_from(spec.min_ready_seconds.unwrap_or(0)).unwrap_or(0),
+        min_ready_seconds: u64::try_from(min_ready).unwrap_or(0),
         progress_deadline_seconds: 600,
         termination_grace_seconds: u64::try_from(
             spec.template

@@ -861,6 +861,74 @@ spec: {minAvailable: 101%}
     );
 }
 
+/// The API server's spread and Deployment rules (pkg/apis/core/validation
+/// `validateTopologySpreadConstraints`, pkg/apis/apps/validation `ValidateDeploymentSpec`), with
+/// their messages.
+#[test]
+fn spread_and_deployment_validation_errors() {
+    let pod = |constraints: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{app: web}}}}\nspec:\n  containers: [{{name: c}}]\n  topologySpreadConstraints:\n{constraints}"
+        )
+    };
+    let deployment = |fields: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec:\n  {fields}\n  selector: {{matchLabels: {{app: x}}}}\n  template:\n    metadata: {{labels: {{app: x}}}}\n    spec: {{containers: [{{name: c}}]}}\n"
+        )
+    };
+    let cases = [
+        (
+            pod("  - {maxSkew: 1, topologyKey: \"\", whenUnsatisfiable: DoNotSchedule}\n"),
+            "spec.topologySpreadConstraints[0].topologyKey",
+            "Required value: can not be empty",
+        ),
+        (
+            pod(
+                "  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n  - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n",
+            ),
+            "spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}",
+            "Duplicate value: \"{zone, DoNotSchedule}\"",
+        ),
+        (
+            pod(
+                "  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [app]}\n",
+            ),
+            "spec.topologySpreadConstraints[0].matchLabelKeys[0]",
+            "Invalid value: \"app\": exists in both matchLabelKeys and labelSelector",
+        ),
+        (
+            deployment("minReadySeconds: 600"),
+            "spec.progressDeadlineSeconds",
+            "Invalid value: 600: must be greater than minReadySeconds",
+        ),
+        (
+            deployment("minReadySeconds: -1"),
+            "spec.minReadySeconds",
+            "Invalid value: -1: must be greater than or equal to 0",
+        ),
+        (
+            deployment("progressDeadlineSeconds: -5"),
+            "spec.progressDeadlineSeconds",
+            "Invalid value: -5: must be greater than or equal to 0",
+        ),
+    ];
+    for (text, path, message) in cases {
+        let loaded = load_text("bad.yaml", &text);
+        assert_eq!(loaded.errors.len(), 1, "{text}: {:?}", loaded.errors);
+        assert_eq!(loaded.errors[0].path.as_deref(), Some(path), "{text}");
+        assert!(
+            loaded.errors[0].message.contains(message),
+            "{text}: {}",
+            loaded.errors[0].message
+        );
+    }
+    // Two constraints on one key with different whenUnsatisfiable are fine.
+    let ok = pod(
+        "  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}\n",
+    );
+    assert_clean(&load_text("ok.yaml", &ok));
+}
+
 #[test]
 fn limits_on_size_count_and_depth() {
     let options = LoadOptions {
