@@ -135,6 +135,10 @@ enum Command {
         /// Seeded runs.
         #[arg(long, default_value_t = 100)]
         runs: usize,
+        /// Only report this workload (`Kind/namespace/name` or its name); every workload is
+        /// still placed, as they compete for the same nodes.
+        #[arg(long)]
+        workload: Option<String>,
         /// Output format.
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
@@ -280,8 +284,9 @@ fn main() -> ExitCode {
         Command::Risk {
             files,
             runs,
+            workload,
             output,
-        } => risk(&files, runs, output),
+        } => risk(&files, runs, workload.as_deref(), output),
         Command::Serve {
             snapshot,
             cert,
@@ -616,11 +621,30 @@ fn stalemate(files: &[String], output: Format) -> ExitCode {
     })
 }
 
-fn risk(files: &[String], runs: usize, output: Format) -> ExitCode {
+fn risk(files: &[String], runs: usize, only: Option<&str>, output: Format) -> ExitCode {
     let loaded = match load_files(files) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
+    let keep: Vec<bool> = loaded
+        .workloads
+        .iter()
+        .map(|w| only.is_none_or(|o| o == w.key() || o == w.name))
+        .collect();
+    if let Some(name) = only
+        && !keep.contains(&true)
+    {
+        let known: Vec<String> = loaded.workloads.iter().map(|w| w.key()).collect();
+        eprintln!(
+            "error: --workload {name}: no such workload; known: {}",
+            if known.is_empty() {
+                String::from("none")
+            } else {
+                known.join(", ")
+            }
+        );
+        return ExitCode::from(2);
+    }
     let workloads = analysis_workloads(&loaded);
     let reports = spreadlab_engine::analysis::tie_break::tie_break_risk(
         &loaded.cluster,
@@ -628,7 +652,12 @@ fn risk(files: &[String], runs: usize, output: Format) -> ExitCode {
         runs,
         &Options::default(),
     );
-    let views: Vec<_> = reports.iter().map(analyses::risk_view).collect();
+    let views: Vec<_> = reports
+        .iter()
+        .zip(&keep)
+        .filter(|(_, keep)| **keep)
+        .map(|(report, _)| analyses::risk_view(report))
+        .collect();
     if !emit(output, &views, || analyses::render_risk(&views)) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }

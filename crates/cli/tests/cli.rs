@@ -547,6 +547,28 @@ fn risk_reports_distributions_over_the_runs() {
     assert_eq!(web["zoneLossOverHalfPercent"], 0.0);
     let (_, table) = run(&["risk", &file, "--runs", "3"]);
     assert!(table.contains("3 seeded tie-break runs"), "{table}");
+    // --workload keeps one workload's report; an unknown name is a usage error naming the known.
+    let workload = web["workload"].as_str().unwrap().to_owned();
+    let (code, json) = run(&[
+        "risk",
+        &file,
+        "--runs",
+        "2",
+        "--workload",
+        &workload,
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, EXIT_PLACED);
+    let only: Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(only.as_array().unwrap().len(), 1);
+    assert_eq!(only[0]["workload"], workload.as_str());
+    let output = spreadlab()
+        .args(["risk", &file, "--workload", "nope"])
+        .output()
+        .expect("run spreadlab");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains(&workload));
 }
 
 /// `rollout` with every GPU busy: the default strategy resolves to maxSurge 1 (25% of 3 rounded

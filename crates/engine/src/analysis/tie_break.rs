@@ -24,7 +24,7 @@ pub struct RiskReport {
     pub desired: usize,
     /// Runs made.
     pub runs: usize,
-    /// How many runs put at most `k` replicas on their busiest node, by `k`.
+    /// How many runs put exactly `k` replicas on their busiest node, by `k`.
     pub max_per_node: BTreeMap<usize, usize>,
     /// How many runs put `k` replicas in their busiest zone, by `k`.
     pub max_per_zone: BTreeMap<usize, usize>,
