@@ -40,6 +40,9 @@ pub struct FailureView {
     pub workloads: Vec<ImpactView>,
     /// PodDisruptionBudgets matching pods that are gone.
     pub pdbs: Vec<PdbView>,
+    /// What the numbers assume (for unreachable nodes: when pods are evicted, StatefulSet pods
+    /// not replaced).
+    pub notes: Vec<String>,
 }
 
 /// One workload in one failure.
@@ -251,6 +254,7 @@ pub fn failure_view(report: &FailureReport) -> FailureView {
                 },
             })
             .collect(),
+        notes: report.notes.clone(),
     }
 }
 
@@ -342,6 +346,9 @@ fn render_failure(out: &mut String, failure: &FailureView, indent: &str) {
                 "{indent}    once the domain is back: replacement for {replaces} -> {node}"
             );
         }
+    }
+    for note in &failure.notes {
+        let _ = writeln!(out, "{indent}  note: {note}");
     }
     for p in &failure.pdbs {
         let _ = writeln!(

@@ -415,6 +415,14 @@ fn whatif_zone_failure_removed_vs_unreachable() {
     assert_eq!(pdb["drain"]["evictions"], 0);
     let unreachable = &failures[1];
     assert_eq!(unreachable["mode"], "unreachable");
+    assert!(
+        unreachable["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("toleration expires (300 s"),
+        "{unreachable}"
+    );
+    assert_eq!(removed["notes"], serde_json::json!([]));
     let web = &unreachable["workloads"][0];
     assert_eq!(web["runningAfter"], 2);
     assert_eq!(web["runningAfterPercent"], 66);

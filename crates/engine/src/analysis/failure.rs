@@ -186,7 +186,16 @@ pub struct FailureReport {
     pub pdbs: Vec<PdbImpact>,
     /// After the domain comes back.
     pub recovery: Recovery,
+    /// What the numbers assume about time and controllers ([`UNREACHABLE_NOTE`] for unreachable
+    /// nodes).
+    pub notes: Vec<String>,
 }
+
+/// The message of a StatefulSet replica lost on an unreachable node.
+pub const STATEFUL_SET_HELD: &str = "not replaced: the pod stays Terminating on the unreachable node, and the StatefulSet controller recreates it only once it is deleted (when the node comes back, or by a force delete)";
+
+/// The note on unreachable failures: when the pods actually leave.
+pub const UNREACHABLE_NOTE: &str = "pods on unreachable nodes are evicted when their node.kubernetes.io/unreachable:NoExecute toleration expires (300 s, added by the DefaultTolerationSeconds admission plugin, unless the pod sets its own): Deployment and ReplicaSet replacements are created then; StatefulSet pods stay Terminating and are not replaced";
 
 /// Whether `domain` names a zone or node of `cluster`: `Err` with the known zones (sorted) or
 /// node names (in node order) when it does not, so a typo is not a failure of nothing.
@@ -305,15 +314,26 @@ fn fail_with(
 
     // Replacements: each lost replica is recreated unbound (same labels; a StatefulSet keeps the
     // name, other controllers' new names do not matter to scheduling); Pending ones retry.
+    // On an unreachable node a StatefulSet's pod is marked for deletion once its toleration
+    // expires but stays Terminating: the kubelet cannot confirm it, and the StatefulSet
+    // controller creates a pod of that name only once the old one is gone (no force delete).
+    let mut held: Vec<(usize, crate::model::Pod, String)> = Vec::new();
     let mut pods = Vec::new();
     let mut owner: Vec<(usize, String, bool)> = Vec::new();
     let pod_by_key: BTreeMap<String, &crate::model::Pod> =
         gone.iter().map(|p| (p.key(), *p)).collect();
     for (index, members) in settled.members.iter().enumerate() {
+        let stateful = workloads
+            .get(index)
+            .is_some_and(|w| w.key.starts_with("StatefulSet/"));
         for key in members.iter().filter(|k| gone_keys.contains(*k)) {
             if let Some(pod) = pod_by_key.get(key) {
                 let mut replacement = (*pod).clone();
                 replacement.node_name = None;
+                if stateful && mode == FailureMode::Unreachable {
+                    held.push((index, replacement, key.clone()));
+                    continue;
+                }
                 pods.push(replacement);
                 owner.push((index, key.clone(), false));
             }
@@ -354,6 +374,17 @@ fn fail_with(
                 .map(|z| String::from(*z)),
             message: decision.message.clone(),
         });
+    }
+
+    for (workload, pod, replaces) in held {
+        replacements[workload].push(Replacement {
+            replaces: replaces.clone(),
+            was_pending: false,
+            node: None,
+            zone: None,
+            message: Some(String::from(STATEFUL_SET_HELD)),
+        });
+        still_pending.push((workload, pod, replaces));
     }
 
     let mut impacts = Vec::with_capacity(workloads.len());
@@ -431,6 +462,10 @@ fn fail_with(
         workloads: impacts,
         pdbs,
         recovery,
+        notes: match mode {
+            FailureMode::Unreachable => alloc::vec![String::from(UNREACHABLE_NOTE)],
+            FailureMode::Removed => Vec::new(),
+        },
     }
 }
 
@@ -1042,5 +1077,37 @@ mod tests {
                 "node-c".into()
             ])
         );
+    }
+
+    /// The three-zone spread as a StatefulSet: on an unreachable node its pod stays Terminating
+    /// and is not replaced (no force delete), so it is not even tried; when the zone is back it
+    /// is recreated there. Removed nodes delete their pods: the replacement is scheduled.
+    #[test]
+    fn stateful_set_pods_on_unreachable_nodes_are_not_replaced() {
+        let (cluster, mut workloads) = spread_setup();
+        workloads[0].key = "StatefulSet/default/web".into();
+        let options = Options::default();
+        let settled = settle(&cluster, &workloads, &options);
+        let zone = Domain::Zone("a".into());
+        let report = fail(
+            &settled,
+            &workloads,
+            &zone,
+            FailureMode::Unreachable,
+            &options,
+        );
+        let impact = &report.workloads[0];
+        assert_eq!(impact.replacements.len(), 1);
+        assert_eq!(impact.replacements[0].node, None);
+        assert_eq!(
+            impact.replacements[0].message.as_deref(),
+            Some(STATEFUL_SET_HELD)
+        );
+        assert_eq!(impact.running_after, 2);
+        assert_eq!(report.recovery.placed[0][0].1, "node-a");
+        assert_eq!(report.notes, vec![String::from(UNREACHABLE_NOTE)]);
+        let removed = fail(&settled, &workloads, &zone, FailureMode::Removed, &options);
+        assert!(removed.workloads[0].replacements[0].node.is_some());
+        assert!(removed.notes.is_empty());
     }
 }
