@@ -177,3 +177,114 @@ pub fn with_extra_nodes(
     }
     Some((bigger, largest.name.clone()))
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec;
+
+    use super::*;
+    use crate::framework::testing::{node, pod};
+    use crate::model::Container;
+
+    fn with_cpu(mut p: Pod, millis: i64) -> Pod {
+        let mut c = Container {
+            name: "c".into(),
+            ..Default::default()
+        };
+        c.requests.insert("cpu".into(), millis);
+        p.containers.push(c);
+        p
+    }
+
+    /// One 4-cpu node holding a running 1-cpu replica; two more 2-cpu replicas to create: the
+    /// first fits (3 of 4 cpu), the second does not (5 > 4) and stays Pending with the
+    /// scheduler's message. Members list the running replica, then the placed one.
+    #[test]
+    fn settle_binds_what_fits_and_keeps_the_rest_pending() {
+        let running = with_cpu(pod("web-0", &[("app", "web")], Some("n1")), 1000);
+        let cluster = Cluster {
+            nodes: vec![node("n1", &[])],
+            pods: vec![running],
+            ..Cluster::default()
+        };
+        let template = with_cpu(pod("", &[("app", "web")], None), 2000);
+        let to_create = ["web-1", "web-2"]
+            .iter()
+            .map(|name| {
+                let mut p = template.clone();
+                p.name = (*name).into();
+                p
+            })
+            .collect();
+        let workload = Workload {
+            key: "Deployment/default/web".into(),
+            desired: 3,
+            running: vec!["default/web-0".into()],
+            to_create,
+            template,
+        };
+        let settled = settle(&cluster, &[workload], &Options::default());
+        assert_eq!(
+            settled.members[0],
+            vec![String::from("default/web-0"), "default/web-1".into()]
+        );
+        assert_eq!(settled.cluster.pods.len(), 2);
+        assert_eq!(settled.cluster.pods[1].node_name.as_deref(), Some("n1"));
+        assert_eq!(settled.pending[0].len(), 1);
+        assert_eq!(settled.pending[0][0].0.name, "web-2");
+        assert!(
+            settled.pending[0][0]
+                .1
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("0/1 nodes are available: 1 Insufficient cpu.")),
+            "{:?}",
+            settled.pending[0][0].1.message
+        );
+        assert_eq!(
+            per_zone(&settled.cluster, &settled.members[0]),
+            BTreeMap::from([(String::from(NO_ZONE), 2)])
+        );
+    }
+
+    /// The copy is of the zone's schedulable node with the most GPUs (then cpu); cordoned nodes
+    /// and other zones are skipped; the copy gets its own name and hostname label.
+    #[test]
+    fn extra_node_copies_the_zones_largest_schedulable_node() {
+        let zone = |name: &str, z: &str, gpus: i64| {
+            let mut n = node(
+                name,
+                &[(LABEL_ZONE, z), (crate::model::LABEL_HOSTNAME, name)],
+            );
+            n.allocatable.insert("nvidia.com/gpu".into(), gpus);
+            n
+        };
+        let mut cordoned = zone("big", "a", 8);
+        cordoned.unschedulable = true;
+        let cluster = Cluster {
+            nodes: vec![
+                zone("small", "a", 1),
+                cordoned,
+                zone("mid", "a", 2),
+                zone("other", "b", 4),
+            ],
+            ..Cluster::default()
+        };
+        let (bigger, like) = with_extra_node(&cluster, "a", "temporary").unwrap();
+        assert_eq!(like, "mid");
+        let extra = bigger.nodes.last().unwrap();
+        assert_eq!(extra.name, "mid-temporary");
+        assert_eq!(
+            extra
+                .labels
+                .get(crate::model::LABEL_HOSTNAME)
+                .map(String::as_str),
+            Some("mid-temporary")
+        );
+        assert_eq!(bigger.nodes.len(), 5);
+        let (two, _) = with_extra_nodes(&cluster, "a", "t", 2).unwrap();
+        let names: Vec<&str> = two.nodes[4..].iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, vec!["mid-t", "mid-t-2"]);
+        assert!(with_extra_node(&cluster, "zone-x", "t").is_none());
+    }
+}
