@@ -1003,6 +1003,96 @@ mod tests {
         assert!(found.contains(&"selector-too-generic"), "{found:?}");
     }
 
+    /// The branches of the selector rules that the test above does not reach: a required
+    /// anti-affinity term aimed at another app is only a note (a deliberate pattern); a bound pod
+    /// of no workload that the selector also matches makes it too generic; a Deployment's
+    /// required anti-affinity to its own pods without matchLabelKeys [pod-template-hash] is
+    /// flagged at that term's path.
+    #[test]
+    fn selector_rule_branches() {
+        let term = |app_name: &str| PodAffinityTerm {
+            selector: Selector::Requirements(vec![Requirement::equals("app", app_name)]),
+            topology_key: LABEL_HOSTNAME.into(),
+            namespaces: vec![],
+            namespace_selector: None,
+            match_label_keys: vec![],
+            mismatch_label_keys: vec![],
+            parse_error: None,
+        };
+        let mut t = template("web", 100);
+        t.affinity.pod_anti_affinity = Some(PodAffinity {
+            required: vec![term("db")],
+            preferred: vec![],
+        });
+        let findings = lint(
+            &three_zones(),
+            &[workload("web", t, 1)],
+            &[None],
+            &Options::default(),
+        );
+        let misses = findings
+            .iter()
+            .find(|f| f.rule == "selector-misses-own-pods")
+            .expect("note");
+        assert_eq!(misses.severity, Severity::Note);
+
+        let mut cluster = three_zones();
+        cluster
+            .pods
+            .push(pod("stray", &[("app", "web")], Some("a")));
+        let mut t = template("web", 100);
+        t.topology_spread_constraints.push(spread(app("web")));
+        let findings = lint(
+            &cluster,
+            &[workload("web", t, 1)],
+            &[None],
+            &Options::default(),
+        );
+        let generic = findings
+            .iter()
+            .find(|f| f.rule == "selector-too-generic")
+            .expect("too generic");
+        assert!(
+            generic
+                .message
+                .ends_with("also selects 1 other pod(s) or workload(s): Pod/default/stray"),
+            "{}",
+            generic.message
+        );
+
+        let mut t = template("web", 100);
+        t.affinity.pod_anti_affinity = Some(PodAffinity {
+            required: vec![term("web")],
+            preferred: vec![],
+        });
+        let spec = RolloutSpec {
+            strategy: Strategy::RollingUpdate {
+                max_surge: IntOrPercent::Percent(25),
+                max_unavailable: IntOrPercent::Percent(25),
+            },
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let findings = lint(
+            &three_zones(),
+            &[workload("web", t, 2)],
+            &[Some(spec)],
+            &Options::default(),
+        );
+        let paths: Vec<&str> = findings
+            .iter()
+            .filter(|f| f.rule == "missing-pod-template-hash-key")
+            .filter_map(|f| f.path.as_deref())
+            .collect();
+        assert_eq!(
+            paths,
+            vec![
+                "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys"
+            ]
+        );
+    }
+
     #[test]
     fn domain_rules() {
         let mut cluster = three_zones();
