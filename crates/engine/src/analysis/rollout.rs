@@ -1549,4 +1549,68 @@ mod tests {
         );
         assert!(!short.outcome.completed);
     }
+
+    /// Recreate over two old ReplicaSets (hashes h0 and h1, one pod each) on one roomy node,
+    /// minReadySeconds 5, grace 30 s, Ready 10 s after scheduling. Hand-derived from
+    /// `recreate.go`: both old ReplicaSets are scaled to 0 at once, the new pods are created only
+    /// once no old pod is left (`oldPodsRunning`: terminating pods still count), so at t = 30;
+    /// scheduled at once, Ready at 40, available at 45. Nothing is available in between.
+    #[test]
+    fn recreate_waits_for_old_pods_of_every_replica_set() {
+        let mut template = pod("", &[("app", "web"), (LABEL_POD_TEMPLATE_HASH, "h2")], None);
+        let mut container = Container {
+            name: "c".into(),
+            ..Default::default()
+        };
+        container.requests.insert("cpu".into(), 1000);
+        template.containers.push(container);
+        let mut cluster = Cluster {
+            nodes: vec![node("n1", &[])],
+            ..Cluster::default()
+        };
+        for (name, hash) in [("web-h0-0", "h0"), ("web-h1-0", "h1")] {
+            let mut old = template.clone();
+            old.name = name.into();
+            old.labels
+                .insert(LABEL_POD_TEMPLATE_HASH.into(), hash.into());
+            old.node_name = Some("n1".into());
+            cluster.pods.push(old);
+        }
+        let workload = Workload {
+            key: "Deployment/default/web".into(),
+            desired: 2,
+            running: vec!["default/web-h0-0".into(), "default/web-h1-0".into()],
+            to_create: Vec::new(),
+            template: template.clone(),
+        };
+        let spec = RolloutSpec {
+            strategy: Strategy::Recreate,
+            min_ready_seconds: 5,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let outcome = simulate_rollout(
+            &cluster,
+            &workload,
+            &template,
+            &spec,
+            &Assumptions::default(),
+            &Options::default(),
+        );
+        assert!(outcome.completed, "{outcome:?}");
+        assert_eq!(outcome.min_available, 0);
+        // After the first instant both old ReplicaSets are at 0, their pods terminating.
+        assert_eq!(
+            (outcome.steps[0].old.replicas, outcome.steps[0].old.terminating),
+            (0, 2)
+        );
+        let created_at = outcome
+            .steps
+            .iter()
+            .find(|s| s.actions.iter().any(|a| a.starts_with("create ")))
+            .map(|s| s.time);
+        assert_eq!(created_at, Some(30));
+        let last = outcome.steps.last().unwrap();
+        assert_eq!((last.time, last.new.available, last.available), (45, 2, 2));
+    }
 }
