@@ -513,11 +513,18 @@ fn drain(
         .map(Pod::key)
         .collect();
     let mut drains = alloc::vec![DrainImpact::default(); cluster.pdbs.len()];
+    // Budgets are recomputed only after the cluster changed (an eviction, a replacement).
+    let mut budgets: Vec<Option<i32>> = alloc::vec![None; cluster.pdbs.len()];
     loop {
         let mut progress = false;
         let mut index = 0;
         while index < queue.len() {
-            let Some(position) = cluster.pods.iter().position(|p| p.key() == queue[index]) else {
+            let wanted = queue[index].split_once('/');
+            let Some(position) = cluster
+                .pods
+                .iter()
+                .position(|p| Some((p.namespace.as_str(), p.name.as_str())) == wanted)
+            else {
                 queue.remove(index);
                 continue;
             };
@@ -532,15 +539,18 @@ fn drain(
             // budget allows no disruption now.
             let refused = covering.len() > 1
                 || covering.iter().any(|&i| {
-                    let pending: Vec<&Pod> = unbound.iter().collect();
-                    disruption::budget(&cluster, &pending, &cluster.pdbs[i], owners)
-                        .disruptions_allowed
-                        < 1
+                    let allowed = *budgets[i].get_or_insert_with(|| {
+                        let pending: Vec<&Pod> = unbound.iter().collect();
+                        disruption::budget(&cluster, &pending, &cluster.pdbs[i], owners)
+                            .disruptions_allowed
+                    });
+                    allowed < 1
                 });
             if refused {
                 index += 1;
                 continue;
             }
+            budgets.iter_mut().for_each(|b| *b = None);
             let evicted = cluster.pods.remove(position);
             queue.remove(index);
             progress = true;

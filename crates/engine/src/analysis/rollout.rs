@@ -1601,7 +1601,10 @@ mod tests {
         assert_eq!(outcome.min_available, 0);
         // After the first instant both old ReplicaSets are at 0, their pods terminating.
         assert_eq!(
-            (outcome.steps[0].old.replicas, outcome.steps[0].old.terminating),
+            (
+                outcome.steps[0].old.replicas,
+                outcome.steps[0].old.terminating
+            ),
             (0, 2)
         );
         let created_at = outcome
