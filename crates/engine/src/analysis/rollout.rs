@@ -794,7 +794,7 @@ pub fn simulate_rollout(
         .enumerate()
         .filter_map(|(id, p)| p.as_ref().map(|p| (p.pod.key(), id)))
         .collect();
-    // Old ReplicaSets: one per pod-template-hash, in order of first appearance.
+    // Old ReplicaSets: one per pod-template-hash (ordered below).
     let mut hashes: Vec<String> = Vec::new();
     let mut pods = Vec::new();
     for pod_key in old {
@@ -828,6 +828,26 @@ pub fn simulate_rollout(
                 scheduled_at: 0,
             },
         });
+    }
+    // The Deployment controller scales old ReplicaSets down oldest first
+    // (`ReplicaSetsByCreationTimestamp` in rolling.go). A ReplicaSet's creation time is not in
+    // the snapshot: its pods' earliest `status.startTime` stands in for it (sets without one
+    // last, then in order of first appearance).
+    let mut oldest: Vec<Option<i64>> = alloc::vec![None; hashes.len() + 1];
+    for pod in &pods {
+        if let Some(start) = pod.pod.start_time {
+            let entry = &mut oldest[pod.rs];
+            *entry = Some(entry.map_or(start, |e: i64| e.min(start)));
+        }
+    }
+    let mut order: Vec<usize> = (1..=hashes.len()).collect();
+    order.sort_by_key(|&rs| (oldest[rs].is_none(), oldest[rs], rs));
+    let mut renumber = alloc::vec![0usize; hashes.len() + 1];
+    for (position, &rs) in order.iter().enumerate() {
+        renumber[rs] = position + 1;
+    }
+    for pod in &mut pods {
+        pod.rs = renumber[pod.rs];
     }
     let mut rs_replicas = alloc::vec![0usize; hashes.len() + 1];
     for pod in &pods {
@@ -1615,5 +1635,61 @@ mod tests {
         assert_eq!(created_at, Some(30));
         let last = outcome.steps.last().unwrap();
         assert_eq!((last.time, last.new.available, last.available), (45, 2, 2));
+    }
+
+    /// Two old ReplicaSets of one pod each, the one listed first (h1) started later than h0.
+    /// RollingUpdate maxSurge 0, maxUnavailable 1 on 2 replicas: the first scale-down takes the
+    /// oldest ReplicaSet (rolling.go sorts by creation timestamp), so h0's pod is deleted first.
+    #[test]
+    fn old_replica_sets_are_scaled_down_oldest_first() {
+        let mut template = pod("", &[("app", "web"), (LABEL_POD_TEMPLATE_HASH, "h2")], None);
+        template.containers.push(Container {
+            name: "c".into(),
+            ..Default::default()
+        });
+        let mut cluster = Cluster {
+            nodes: vec![node("n1", &[])],
+            ..Cluster::default()
+        };
+        for (name, hash, start) in [("web-h1-0", "h1", 200), ("web-h0-0", "h0", 100)] {
+            let mut old = template.clone();
+            old.name = name.into();
+            old.labels
+                .insert(LABEL_POD_TEMPLATE_HASH.into(), hash.into());
+            old.node_name = Some("n1".into());
+            old.start_time = Some(start);
+            cluster.pods.push(old);
+        }
+        let workload = Workload {
+            key: "Deployment/default/web".into(),
+            desired: 2,
+            running: vec!["default/web-h1-0".into(), "default/web-h0-0".into()],
+            to_create: Vec::new(),
+            template: template.clone(),
+        };
+        let spec = RolloutSpec {
+            strategy: Strategy::RollingUpdate {
+                max_surge: IntOrPercent::Int(0),
+                max_unavailable: IntOrPercent::Int(1),
+            },
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let outcome = simulate_rollout(
+            &cluster,
+            &workload,
+            &template,
+            &spec,
+            &Assumptions::default(),
+            &Options::default(),
+        );
+        assert!(outcome.completed, "{outcome:?}");
+        let first_delete = outcome
+            .steps
+            .iter()
+            .flat_map(|s| &s.actions)
+            .find(|a| a.starts_with("delete "));
+        assert_eq!(first_delete.map(String::as_str), Some("delete web-h0-0"));
     }
 }
