@@ -849,9 +849,14 @@ impl Checker<'_> {
             let budget =
                 super::disruption::budget(&self.settled.cluster, &pending, pdb, self.owners);
             if (outcome.min_available as i64) < i64::from(budget.desired_healthy) {
+                let path = match spec.strategy {
+                    Strategy::RollingUpdate { .. } => "spec.strategy.rollingUpdate.maxUnavailable",
+                    Strategy::Recreate => "spec.strategy.type",
+                    _ => "spec.updateStrategy",
+                };
                 self.push(
                     "pdb-violated",
-                    Some(String::from("spec.strategy.rollingUpdate.maxUnavailable")),
+                    Some(String::from(path)),
                     format!(
                         "the rollout goes down to {} available; PodDisruptionBudget {}/{} needs {} healthy",
                         outcome.min_available, pdb.namespace, pdb.name, budget.desired_healthy
@@ -1422,10 +1427,7 @@ mod tests {
         );
         let rollout_pdb: Vec<&str> = findings
             .iter()
-            .filter(|f| {
-                f.rule == "pdb-violated"
-                    && f.path.as_deref() == Some("spec.strategy.rollingUpdate.maxUnavailable")
-            })
+            .filter(|f| f.rule == "pdb-violated" && f.path.as_deref() == Some("spec.strategy.type"))
             .map(|f| f.message.as_str())
             .collect();
         assert_eq!(
