@@ -370,10 +370,14 @@ fn render_failure(out: &mut String, failure: &FailureView, indent: &str) {
             p.healthy_after_replacements
         );
         let pending = if p.drain.pending_replacements.is_empty() {
-            String::new()
+            String::from(if p.drain.blocks {
+                ": the budget allows no more disruptions"
+            } else {
+                ""
+            })
         } else {
             format!(
-                "; {} replacement(s) Pending: {}",
+                ": {} replacement(s) Pending: {}",
                 p.drain.pending_replacements.len(),
                 p.drain.message.as_deref().unwrap_or("")
             )
