@@ -1062,6 +1062,8 @@ pub fn sarif(findings: &[FindingView]) -> serde_json::Value {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StalemateView {
+    /// Version of this document's shape.
+    pub schema_version: u32,
     /// Every workload held back by another's running replicas.
     pub blocking: Vec<BlockingView>,
     /// Workloads blocking each other.
@@ -1116,6 +1118,7 @@ pub fn stalemate_view(
             .collect(),
     };
     StalemateView {
+        schema_version: 1,
         blocking: report.blocking.iter().map(blocking).collect(),
         stalemates: report
             .stalemates

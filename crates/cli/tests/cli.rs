@@ -836,6 +836,7 @@ fn stalemate_finds_the_cycle_and_verified_remedies() {
     let (code, json) = run(&["stalemate", &file, "-o", "json"]);
     assert_eq!(code, EXIT_PENDING);
     let view: Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(view["schemaVersion"], 1);
     assert_eq!(view["blocking"].as_array().unwrap().len(), 2);
     let cycle = &view["stalemates"][0];
     assert_eq!(
