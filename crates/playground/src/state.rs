@@ -110,6 +110,9 @@ pub enum Action {
     SelectPod(Option<String>),
     /// Select a node (or clear).
     SelectNode(Option<String>),
+    /// A node card was clicked: selects it and opens Explain, or clears the selection when it is
+    /// already selected and shown.
+    ToggleNode(String),
     /// Select the constraint the controls edit.
     SelectConstraint(usize),
     /// Rewrite one field of the selected constraint (`None` removes it).
@@ -166,8 +169,28 @@ impl Reducible for State {
                     next.rollout_step = 0;
                 }
             }
-            Action::SelectPod(pod) => next.selected_pod = pod,
-            Action::SelectNode(node) => next.selected_node = node,
+            // A selection is only shown by the Explain panel: selecting from the cluster while
+            // another panel is open switches to it (clearing a selection leaves the panel).
+            Action::SelectPod(pod) => {
+                if pod.is_some() {
+                    next.panel = Panel::Explain;
+                }
+                next.selected_pod = pod;
+            }
+            Action::SelectNode(node) => {
+                if node.is_some() {
+                    next.panel = Panel::Explain;
+                }
+                next.selected_node = node;
+            }
+            Action::ToggleNode(node) => {
+                if next.panel == Panel::Explain && next.selected_node.as_ref() == Some(&node) {
+                    next.selected_node = None;
+                } else {
+                    next.selected_node = Some(node);
+                    next.panel = Panel::Explain;
+                }
+            }
             Action::SelectConstraint(index) => next.constraint = index,
             Action::SetField(field, value) => {
                 if let Some(text) =
@@ -272,6 +295,46 @@ mod tests {
             edit::strategy(&recreate.text, 0).as_deref(),
             Some("{type: Recreate}")
         );
+    }
+
+    #[test]
+    fn selecting_a_pod_or_node_opens_the_explain_panel() {
+        for panel in [Panel::WhatIf, Panel::Lessons, Panel::Explain] {
+            let state = State {
+                panel,
+                ..State::default()
+            };
+            let pod = reduce(state.clone(), Action::SelectPod(Some("default/a".into())));
+            assert_eq!(pod.panel, Panel::Explain);
+            assert_eq!(pod.selected_pod.as_deref(), Some("default/a"));
+            let node = reduce(state.clone(), Action::SelectNode(Some("n1".into())));
+            assert_eq!(node.panel, Panel::Explain);
+            assert_eq!(node.selected_node.as_deref(), Some("n1"));
+            // Clearing a selection keeps the open panel.
+            let cleared = reduce(state.clone(), Action::SelectNode(None));
+            assert_eq!(cleared.panel, panel);
+            let cleared = reduce(state, Action::SelectPod(None));
+            assert_eq!(cleared.panel, panel);
+        }
+    }
+
+    #[test]
+    fn clicking_a_node_card_shows_it_before_it_toggles_it_off() {
+        let state = State {
+            panel: Panel::WhatIf,
+            selected_node: Some("n1".into()),
+            ..State::default()
+        };
+        // Selected but hidden behind What-if: the click shows it.
+        let shown = reduce(state, Action::ToggleNode("n1".into()));
+        assert_eq!(shown.panel, Panel::Explain);
+        assert_eq!(shown.selected_node.as_deref(), Some("n1"));
+        // Selected and shown: the click clears it.
+        let cleared = reduce(shown.clone(), Action::ToggleNode("n1".into()));
+        assert_eq!(cleared.selected_node, None);
+        assert_eq!(cleared.panel, Panel::Explain);
+        let other = reduce(shown, Action::ToggleNode("n2".into()));
+        assert_eq!(other.selected_node.as_deref(), Some("n2"));
     }
 
     #[test]

@@ -111,13 +111,7 @@ pub fn node_card(props: &NodeCardProps) -> Html {
     let failed = props.failed;
     let dispatch = props.dispatch.clone();
     let name = node.name.clone();
-    let toggle = Callback::from(move |_| {
-        dispatch.dispatch(Action::SelectNode(if selected {
-            None
-        } else {
-            Some(name.clone())
-        }))
-    });
+    let toggle = Callback::from(move |_| dispatch.dispatch(Action::ToggleNode(name.clone())));
     html! {
         <article class={classes!("node", selected.then_some("selected"), failed.then_some("failed"),
                 (!node.taints.is_empty()).then_some("tainted"))}
