@@ -162,15 +162,36 @@ test('the text survives a reload', async () => {
 test('a lesson: predict, then read the engine answer', async () => {
   const page = await open();
   await page.click('#tab-lessons');
+  // The editor still holds the first example: no prediction until the lesson's scenario is in.
+  assert.match(await page.textContent('#lesson-status'), /another scenario/);
+  assert.ok(await page.isDisabled('#choice-0'));
   await page.click('#lesson-open');
   await settled(page);
+  assert.match(await page.inputValue('#input'), /maxSkew 2 over zones/);
   assert.match(await page.textContent('#lesson-question'), /maxSkew is 2/);
   // The misconception: "maxSkew is the largest difference between any two zones".
   await page.check('#choice-0');
   const answer = await page.textContent('#lesson-answer');
   assert.match(answer, /The engine says: zone-b or zone-c/);
   assert.match(answer, /global minimum/);
+  // The evidence comes from the simulation (hand-derived: count + 1 − min ≤ 2 for b and c).
+  assert.match(await page.textContent('#lesson-evidence'), /Placed: 1 of 1.*zone-b, zone-c/s);
+  // Locked once revealed.
+  assert.ok(await page.isDisabled('#choice-2'));
   await shot(page, 'lesson');
+  // Next loads the next lesson's scenario; an edit is flagged and can be reset.
+  await page.click('#lesson-next');
+  await settled(page);
+  assert.match(await page.inputValue('#input'), /at least 3 zones/);
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# mine\n');
+  await settled(page);
+  await page.click('#tab-lessons');
+  assert.match(await page.textContent('#lesson-status'), /edited/);
+  await page.click('#lesson-open');
+  await settled(page);
+  assert.doesNotMatch(await page.inputValue('#input'), /# mine/);
 });
 
 test('keyboard: tabs and pod chips are reachable and work with Enter', async () => {

@@ -336,7 +336,7 @@ pub fn app() -> Html {
                                     dispatch={dispatch.clone()} />
                             },
                             Panel::Lessons => html! {
-                                <LessonsPanel analysis={analysis.clone_inner()} progress={state.lesson.clone()}
+                                <LessonsPanel analysis={analysis.clone_inner()} text={state.text.clone()} progress={state.lesson.clone()}
                                     busy={*busy} dispatch={dispatch.clone()} />
                             },
                         }

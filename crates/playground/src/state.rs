@@ -43,8 +43,12 @@ pub enum FailTarget {
 pub struct LessonProgress {
     /// Index into [`LESSONS`].
     pub lesson: usize,
-    /// The learner's prediction (choice index) for this lesson, once made.
+    /// The learner's prediction (choice index) for this lesson, once made; locked once made
+    /// (the answer is revealed with it).
     pub prediction: Option<usize>,
+    /// Whether the lesson's scenario was loaded into the editor (and not replaced by an example
+    /// since); the text may have been edited after.
+    pub loaded: bool,
 }
 
 /// The whole UI state. The text is the source of truth for the scenario.
@@ -93,6 +97,7 @@ impl Default for State {
             lesson: LessonProgress {
                 lesson: 0,
                 prediction: None,
+                loaded: false,
             },
             notice: None,
         }
@@ -162,6 +167,8 @@ impl Reducible for State {
                 if let Some(example) = examples::by_id(&id) {
                     next.with_text(example.text());
                     next.example = Some(example.id);
+                    next.lesson.loaded = false;
+                    next.lesson.prediction = None;
                     next.selected_pod = None;
                     next.selected_node = None;
                     next.constraint = 0;
@@ -218,6 +225,7 @@ impl Reducible for State {
                     next.lesson = LessonProgress {
                         lesson: index,
                         prediction: None,
+                        loaded: true,
                     };
                     next.with_text(lesson.text.to_string());
                     next.example = None;
@@ -228,7 +236,15 @@ impl Reducible for State {
                     next.fail = None;
                 }
             }
-            Action::Predict(choice) => next.lesson.prediction = Some(choice),
+            // One prediction per lesson opening, and only about the lesson's scenario.
+            Action::Predict(choice) => {
+                let choices = LESSONS
+                    .get(next.lesson.lesson)
+                    .map_or(0, |l| l.choices.len());
+                if next.lesson.prediction.is_none() && next.lesson.loaded && choice < choices {
+                    next.lesson.prediction = Some(choice);
+                }
+            }
             Action::Notice(notice) => next.notice = notice,
         }
         Rc::new(next)
@@ -342,9 +358,33 @@ mod tests {
         let state = reduce(State::default(), Action::OpenLesson(0));
         assert_eq!(state.panel, Panel::Lessons);
         assert_eq!(state.text, LESSONS[0].text);
+        assert!(state.lesson.loaded);
         let predicted = reduce(state, Action::Predict(1));
         assert_eq!(predicted.lesson.prediction, Some(1));
-        let reopened = reduce(predicted, Action::OpenLesson(1));
-        assert_eq!(reopened.lesson.prediction, None);
+        // Locked once revealed.
+        let again = reduce(predicted.clone(), Action::Predict(2));
+        assert_eq!(again.lesson.prediction, Some(1));
+        let next = reduce(predicted, Action::OpenLesson(1));
+        assert_eq!(next.lesson.prediction, None);
+        assert_eq!(next.text, LESSONS[1].text);
+        // Previous loads lesson 0's scenario again.
+        let previous = reduce(next, Action::OpenLesson(0));
+        assert_eq!(previous.text, LESSONS[0].text);
+        assert_eq!(previous.lesson.lesson, 0);
+    }
+
+    #[test]
+    fn no_prediction_before_the_lesson_scenario_is_loaded() {
+        let state = reduce(State::default(), Action::ShowPanel(Panel::Lessons));
+        assert!(!state.lesson.loaded);
+        let predicted = reduce(state, Action::Predict(0));
+        assert_eq!(predicted.lesson.prediction, None);
+        // Out-of-range choices are ignored too.
+        let opened = reduce(predicted, Action::OpenLesson(0));
+        let out = reduce(opened.clone(), Action::Predict(99));
+        assert_eq!(out.lesson.prediction, None);
+        // An example replaces the lesson's scenario: the lesson is no longer loaded.
+        let example = reduce(opened, Action::LoadExample("spread-three-zones".into()));
+        assert!(!example.lesson.loaded);
     }
 }
