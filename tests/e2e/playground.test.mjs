@@ -46,6 +46,12 @@ async function loadExample(page, id) {
   await settled(page);
 }
 
+/** Waits until localStorage holds `text` (the debounced save has run). */
+async function savedText(page, text) {
+  await page.waitForFunction(
+    (t) => localStorage.getItem('spreadlab.playground.text') === t, text);
+}
+
 const shot = (page, name) => page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
 
 test('an example shows the Pending replica and the exact scheduler message', async () => {
@@ -135,6 +141,20 @@ test('a shared link opens the same scenario in a fresh page', async () => {
   assert.equal(
     (await fresh.textContent('#summary')).replace(/ · simulated.*/, ''),
     summary.replace(/ · simulated.*/, ''));
+  // The link is adopted: the hash leaves the address bar, and edits then survive a reload.
+  assert.equal(await fresh.evaluate(() => location.hash), '');
+  await fresh.focus('#input');
+  await fresh.keyboard.press('Control+End');
+  await fresh.keyboard.type('# my edit\n');
+  await savedText(fresh, text + '# my edit\n');
+  await fresh.reload();
+  await fresh.waitForSelector('#summary:not(:has-text("simulating"))');
+  assert.equal(await fresh.inputValue('#input'), text + '# my edit\n');
+  // The share box is dropped as soon as the text changes (its link would be stale).
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('#');
+  assert.equal(await page.locator('#share-url').count(), 0);
   assert.deepEqual(fresh.errors, []);
 });
 
@@ -152,8 +172,9 @@ test('the link format is plain raw deflate + base64url, and a hash change loads 
 test('the text survives a reload', async () => {
   const page = await open();
   await loadExample(page, 'anti-affinity-too-few-nodes');
-  await page.waitForTimeout(100);
   const text = await page.inputValue('#input');
+  // Wait for the save itself (it follows the debounced re-simulation), not a fixed time.
+  await savedText(page, text);
   await page.reload();
   await page.waitForSelector('#summary:not(:has-text("simulating"))');
   assert.equal(await page.inputValue('#input'), text);

@@ -107,8 +107,19 @@ impl Default for State {
 /// Everything that changes the state.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// The user typed (or an import/share link replaced the text).
+    /// The user typed or pasted: the selected constraint is kept only while it still exists.
     SetText(String),
+    /// An import or a share link replaced the whole scenario: every selection referring to the
+    /// old text (pod, node, constraint, failure, rollout step, example) is reset.
+    ReplaceText(String),
+    /// A simulation of the current text finished with these zones and nodes: a failure target
+    /// or selected node that no longer exists is dropped.
+    Simulated {
+        /// Zone names.
+        zones: Vec<String>,
+        /// Node names.
+        nodes: Vec<String>,
+    },
     /// Load a built-in example by id.
     LoadExample(String),
     /// Select a pod (or clear).
@@ -147,7 +158,19 @@ impl State {
         if text != self.text {
             self.text = text;
             self.revision += 1;
+            // The constraint index must point at a constraint of the new text.
+            if self.constraint != 0 && self.constraint >= edit::constraints(&self.text).len() {
+                self.constraint = 0;
+            }
         }
+    }
+
+    fn reset_selection(&mut self) {
+        self.selected_pod = None;
+        self.selected_node = None;
+        self.constraint = 0;
+        self.fail = None;
+        self.rollout_step = 0;
     }
 }
 
@@ -163,17 +186,38 @@ impl Reducible for State {
                 }
                 next.with_text(text);
             }
+            Action::ReplaceText(text) => {
+                if text != next.text {
+                    next.example = None;
+                    next.lesson.loaded = false;
+                    next.lesson.prediction = None;
+                    next.reset_selection();
+                    next.with_text(text);
+                }
+            }
+            Action::Simulated { zones, nodes } => {
+                let exists = |target: &FailTarget| match target {
+                    FailTarget::Zone(zone) => zones.contains(zone),
+                    FailTarget::Node(node) => nodes.contains(node),
+                };
+                if next.fail.as_ref().is_some_and(|t| !exists(t)) {
+                    next.fail = None;
+                }
+                if next
+                    .selected_node
+                    .as_ref()
+                    .is_some_and(|n| !nodes.contains(n))
+                {
+                    next.selected_node = None;
+                }
+            }
             Action::LoadExample(id) => {
                 if let Some(example) = examples::by_id(&id) {
                     next.with_text(example.text());
                     next.example = Some(example.id);
                     next.lesson.loaded = false;
                     next.lesson.prediction = None;
-                    next.selected_pod = None;
-                    next.selected_node = None;
-                    next.constraint = 0;
-                    next.fail = None;
-                    next.rollout_step = 0;
+                    next.reset_selection();
                 }
             }
             // A selection is only shown by the Explain panel: selecting from the cluster while
@@ -227,13 +271,10 @@ impl Reducible for State {
                         prediction: None,
                         loaded: true,
                     };
+                    next.reset_selection();
                     next.with_text(lesson.text.to_string());
                     next.example = None;
                     next.panel = Panel::Lessons;
-                    next.selected_pod = None;
-                    next.selected_node = None;
-                    next.constraint = 0;
-                    next.fail = None;
                 }
             }
             // One prediction per lesson opening, and only about the lesson's scenario.
@@ -284,6 +325,93 @@ mod tests {
         assert!(loaded.text.contains("kind: Deployment"));
         let unknown = reduce(loaded.clone(), Action::LoadExample("nope".into()));
         assert_eq!(unknown, loaded);
+    }
+
+    #[test]
+    fn a_stale_constraint_index_is_reset_when_the_text_changes() {
+        let state = reduce(
+            State::default(),
+            Action::LoadExample("min-domains-match-label-keys".into()),
+        );
+        let state = reduce(state, Action::SelectConstraint(1));
+        // Typing that keeps both constraints keeps the index.
+        let typed = reduce(
+            state.clone(),
+            Action::SetText(format!("{}# x\n", state.text)),
+        );
+        assert_eq!(typed.constraint, 1);
+        // A text with one constraint: index 1 is gone.
+        let one = reduce(
+            typed,
+            Action::SetText(examples::by_id("control-plane-only-zone").unwrap().text()),
+        );
+        assert_eq!(edit::constraints(&one.text).len(), 1);
+        assert_eq!(one.constraint, 0);
+    }
+
+    #[test]
+    fn an_import_or_link_resets_what_referred_to_the_old_text() {
+        let state = State {
+            selected_pod: Some("default/a".into()),
+            selected_node: Some("n1".into()),
+            constraint: 1,
+            fail: Some(FailTarget::Zone("zone-a".into())),
+            rollout_step: 3,
+            ..State::default()
+        };
+        let replaced = reduce(state.clone(), Action::ReplaceText("kind: List\n".into()));
+        assert_eq!(replaced.text, "kind: List\n");
+        assert_eq!(replaced.example, None);
+        assert_eq!(
+            (
+                replaced.selected_pod,
+                replaced.selected_node,
+                replaced.constraint,
+                replaced.fail,
+                replaced.rollout_step
+            ),
+            (None, None, 0, None, 0)
+        );
+        // The same text again changes nothing.
+        let same = reduce(state.clone(), Action::ReplaceText(state.text.clone()));
+        assert_eq!(same, state);
+    }
+
+    #[test]
+    fn a_simulation_drops_failure_targets_and_nodes_that_are_gone() {
+        let state = State {
+            selected_node: Some("n1".into()),
+            fail: Some(FailTarget::Node("n2".into())),
+            ..State::default()
+        };
+        let kept = reduce(
+            state.clone(),
+            Action::Simulated {
+                zones: vec!["zone-a".into()],
+                nodes: vec!["n1".into(), "n2".into()],
+            },
+        );
+        assert_eq!(kept, state);
+        let gone = reduce(
+            state,
+            Action::Simulated {
+                zones: vec!["zone-a".into()],
+                nodes: vec!["n3".into()],
+            },
+        );
+        assert_eq!((gone.selected_node, gone.fail), (None, None));
+        let zone = State {
+            fail: Some(FailTarget::Zone("zone-b".into())),
+            ..State::default()
+        };
+        let zone = reduce(
+            zone,
+            Action::Simulated {
+                zones: vec!["zone-a".into()],
+                nodes: vec![],
+            },
+        );
+        assert_eq!(zone.fail, None);
     }
 
     #[test]
