@@ -117,11 +117,25 @@ test('a load error is listed with its line and the loader message', async () => 
   await settled(page);
   const error = page.locator('#issues .error');
   assert.equal(await error.count(), 1);
-  assert.match(await error.locator('.issue-line').textContent(), /^line \d+$/);
+  assert.match(await error.locator('.issue-line').textContent(), /^line \d+(:\d+)?$/);
   assert.match(await error.locator('.issue-message').textContent(), /scenario\.yaml/);
   assert.deepEqual(await page.locator('#input').boundingBox(), before);
   await error.locator('.issue-line').click();
   assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
+  // A conversion error is marked in the gutter at its field's line (line 7: `cpu: lots`), and
+  // the mark is a keyboard-reachable button carrying the loader's message.
+  await page.fill('#input', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n    cpu: lots\n');
+  await settled(page);
+  assert.match(await page.locator('#issues .error .issue-line').textContent(), /^line 7:5$/);
+  const mark = page.locator('.gutter .mark.error');
+  assert.equal(await mark.count(), 1);
+  assert.equal(await mark.getAttribute('data-line'), '7');
+  assert.match(await mark.getAttribute('aria-label'), /^Error on line 7: .*status\.allocatable\.cpu/);
+  await mark.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
+  assert.equal(await page.evaluate(() => document.querySelector('#input').selectionStart),
+    'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n'.length);
   await shot(page, 'load-error');
 });
 

@@ -23,8 +23,10 @@ pub const FULL_DETAIL_BUDGET: usize = 60_000;
 /// One load problem, located in the editor's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Issue {
-    /// 1-based line, when the loader knows it.
+    /// 1-based line, when the loader knows it (the field's own line for conversion errors).
     pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
     /// The loader's whole message (file, document, object, field path, text).
     pub message: String,
 }
@@ -180,6 +182,7 @@ pub fn analyse(text: &str) -> Analysis {
         .iter()
         .map(|e| Issue {
             line: e.line,
+            column: e.column,
             message: e.to_string(),
         })
         .collect();
@@ -188,6 +191,7 @@ pub fn analyse(text: &str) -> Analysis {
         .iter()
         .map(|w| Issue {
             line: w.line,
+            column: w.column,
             message: w.to_string(),
         })
         .collect();
@@ -473,6 +477,18 @@ mod tests {
         let analysis = analyse("apiVersion: v1\nkind: Node\nmetadata: {name: a\n");
         assert_eq!(analysis.errors.len(), 1);
         assert!(analysis.errors[0].line.is_some());
+    }
+
+    #[test]
+    fn a_conversion_error_is_at_its_field_line() {
+        // Line 7 column 5 is the `cpu` key of `    cpu: lots` in this text (counted by hand).
+        let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n    cpu: lots\n";
+        let analysis = analyse(text);
+        assert_eq!(analysis.errors.len(), 1, "{:?}", analysis.errors);
+        assert_eq!(
+            (analysis.errors[0].line, analysis.errors[0].column),
+            (Some(7), Some(5))
+        );
     }
 
     #[test]
