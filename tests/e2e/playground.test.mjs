@@ -66,7 +66,16 @@ test('an example shows the Pending replica and the exact scheduler message', asy
   assert.ok(reasons.every((r) => r.includes('Insufficient nvidia.com/gpu')), reasons.join('|'));
   await page.locator('[data-node="gpu-a"] .node-name').click();
   assert.match(await page.textContent('#node-detail'), /NodeResourcesFit/);
+  // Upstream's default filter order; runFilterPlugins stops at the first failure.
+  assert.match(await page.textContent('#filter-steps [data-plugin="NodePorts"]'), /passed/);
+  assert.match(await page.textContent('#filter-steps [data-plugin="NodeResourcesFit"]'), /failed — .*Insufficient nvidia.com\/gpu/);
+  assert.match(await page.textContent('#filter-steps [data-plugin="PodTopologySpread"]'), /not run/);
   await shot(page, 'pending-explained');
+  // Clicking a node while What-if is open shows it in Explain.
+  await page.click('#tab-whatif');
+  await page.locator('[data-node="gpu-b"] .node-name').click();
+  assert.equal(await page.getAttribute('#tab-explain', 'aria-selected'), 'true');
+  assert.match(await page.textContent('#node-detail'), /gpu-b for this pod/);
   assert.deepEqual(page.errors, []);
 });
 

@@ -152,6 +152,11 @@ pub struct SpreadExplanation {
     pub domains: BTreeMap<String, i64>,
     /// The global minimum used in the skew formula.
     pub global_minimum: i64,
+    /// The most matching pods a domain may hold with this pod placed in it: `global_minimum +
+    /// max_skew`. The filter rejects a domain when `matchNum + selfMatchNum - minMatchNum >
+    /// maxSkew` (upstream pkg/scheduler/framework/plugins/podtopologyspread/filtering.go), i.e.
+    /// when `count + self_match` exceeds this limit.
+    pub limit: i64,
     /// Whether minDomains forced the global minimum to 0.
     pub min_domains_forced_zero: bool,
     /// Whether the pod matches its own selector (+1 on the candidate domain).
@@ -714,6 +719,9 @@ pub fn spread_explanations(
                 selector: alloc::format!("{}", constraint.selector),
                 domains: table.match_num(),
                 global_minimum: state.min_match_num(index),
+                limit: state
+                    .min_match_num(index)
+                    .saturating_add(i64::from(constraint.max_skew)),
                 min_domains_forced_zero: table.n_eligible < constraint.min_domains.max(0) as usize,
                 self_match: state.self_match[index],
             }

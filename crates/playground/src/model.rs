@@ -8,7 +8,10 @@
 use std::collections::BTreeMap;
 
 use spreadlab_engine::model::{LABEL_ZONE, Pod};
-use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision, Simulation};
+use spreadlab_engine::scheduler::{
+    self, Detail, Explanation, Options, PodDecision, Simulation, SpreadExplanation,
+};
+use spreadlab_engine::{Code, PluginName};
 use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind};
 
 /// The name the editor's text has in load messages.
@@ -421,6 +424,141 @@ pub fn format_bytes(bytes: i64) -> String {
     }
 }
 
+/// Most domains a spread chart draws (the rest are counted as "n more").
+pub const CHART_DOMAINS: usize = 24;
+
+/// The domains a spread chart draws, in name order, and how many it leaves out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartDomains {
+    /// `(domain, matching pods)` from the engine's explanation.
+    pub shown: Vec<(String, i64)>,
+    /// Domains not drawn.
+    pub hidden: usize,
+}
+
+/// Picks at most `max` of the engine's domains for a chart: always the candidate's domain (where
+/// the pod went, or the selected node's) and a domain holding the fewest matching pods, then the
+/// fullest ones; drawn in name order.
+pub fn chart_domains(
+    spread: &SpreadExplanation,
+    candidate: Option<&str>,
+    max: usize,
+) -> ChartDomains {
+    let total = spread.domains.len();
+    if total <= max {
+        return ChartDomains {
+            shown: spread
+                .domains
+                .iter()
+                .map(|(d, c)| (d.clone(), *c))
+                .collect(),
+            hidden: 0,
+        };
+    }
+    let mut picked: Vec<&String> = Vec::with_capacity(max);
+    if let Some(candidate) = candidate.and_then(|c| spread.domains.get_key_value(c)) {
+        picked.push(candidate.0);
+    }
+    if let Some((fewest, _)) = spread.domains.iter().min_by_key(|(_, c)| **c)
+        && !picked.contains(&fewest)
+    {
+        picked.push(fewest);
+    }
+    let mut fullest: Vec<(&String, &i64)> = spread.domains.iter().collect();
+    fullest.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (domain, _) in fullest {
+        if picked.len() >= max {
+            break;
+        }
+        if !picked.contains(&domain) {
+            picked.push(domain);
+        }
+    }
+    picked.truncate(max.max(1));
+    picked.sort();
+    ChartDomains {
+        hidden: total - picked.len(),
+        shown: picked
+            .into_iter()
+            .map(|d| (d.clone(), spread.domains[d]))
+            .collect(),
+    }
+}
+
+/// The value of label `key` on node `node` (its spread domain), from the loaded cluster.
+pub fn node_domain(analysis: &Analysis, node: &str, key: &str) -> Option<String> {
+    analysis
+        .loaded
+        .cluster
+        .nodes
+        .iter()
+        .find(|n| n.name == node)
+        .and_then(|n| n.labels.get(key).cloned())
+}
+
+/// What one Filter plugin did on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterStep {
+    /// Ran and passed.
+    Passed,
+    /// Ran and rejected the node (the engine's code and message).
+    Failed(String),
+    /// Did not run: an earlier plugin failed (upstream `runFilterPlugins` stops at the first
+    /// failure per node), or PreFilter rejected the pod or removed the node.
+    NotRun,
+}
+
+/// Every Filter plugin of the profile, in profile order, with what it did on `node` for the pod
+/// of `explanation` (from the engine's verdict: the first failing plugin, or success).
+pub fn filter_steps(
+    filters: &[PluginName],
+    explanation: &Explanation,
+    node: &str,
+) -> Option<Vec<(PluginName, FilterStep)>> {
+    let verdict = explanation.nodes.iter().find(|v| v.node == node)?;
+    let rejected_in_pre_filter = explanation.pre_filter.iter().any(|(_, status)| {
+        matches!(
+            status.code,
+            Code::Error | Code::Unschedulable | Code::UnschedulableAndUnresolvable
+        )
+    });
+    let failed_at = if verdict.filter.is_success() {
+        None
+    } else {
+        // A plugin outside the Filter list (or none) removed the node before filtering.
+        Some(
+            verdict
+                .filter
+                .plugin
+                .filter(|_| !rejected_in_pre_filter)
+                .and_then(|p| filters.iter().position(|f| *f == p))
+                .unwrap_or(0),
+        )
+    };
+    let not_filtered = !verdict.filter.is_success()
+        && (rejected_in_pre_filter || verdict.filter.plugin.is_none_or(|p| !filters.contains(&p)));
+    Some(
+        filters
+            .iter()
+            .enumerate()
+            .map(|(i, plugin)| {
+                let step = match failed_at {
+                    _ if not_filtered => FilterStep::NotRun,
+                    None => FilterStep::Passed,
+                    Some(at) if i < at => FilterStep::Passed,
+                    Some(at) if i == at => FilterStep::Failed(format!(
+                        "{}: {}",
+                        verdict.filter.code.as_str(),
+                        verdict.filter.message()
+                    )),
+                    Some(_) => FilterStep::NotRun,
+                };
+                (*plugin, step)
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -529,6 +667,70 @@ mod tests {
             }
             .percent(),
             0
+        );
+    }
+
+    fn spread(domains: &[(&str, i64)]) -> SpreadExplanation {
+        SpreadExplanation {
+            topology_key: "k".into(),
+            max_skew: 1,
+            min_domains: 1,
+            selector: String::new(),
+            domains: domains.iter().map(|(d, c)| (d.to_string(), *c)).collect(),
+            global_minimum: 0,
+            limit: 1,
+            min_domains_forced_zero: false,
+            self_match: true,
+        }
+    }
+
+    #[test]
+    fn charts_keep_the_candidate_and_the_fewest_beyond_the_limit() {
+        let many: Vec<(String, i64)> = (0..30).map(|i| (format!("d{i:02}"), 5 + i % 7)).collect();
+        let mut many: Vec<(&str, i64)> = many.iter().map(|(d, c)| (d.as_str(), *c)).collect();
+        many.push(("z-empty", 0));
+        let wide = spread(&many);
+        let chart = chart_domains(&wide, Some("d00"), 5);
+        assert_eq!(chart.hidden, 26);
+        let names: Vec<&str> = chart.shown.iter().map(|(d, _)| d.as_str()).collect();
+        // d00 (candidate, count 5), z-empty (fewest), then the fullest (count 11: d06, d13, d20).
+        assert_eq!(names, ["d00", "d06", "d13", "d20", "z-empty"]);
+        let small = chart_domains(&spread(&[("a", 1), ("b", 2)]), None, 5);
+        assert_eq!((small.shown.len(), small.hidden), (2, 0));
+    }
+
+    #[test]
+    fn the_spread_limit_is_the_engine_s() {
+        // Lesson 1: zone counts 3/1/0 and maxSkew 2, so the limit is 0 + 2 (hand-derived).
+        let analysis = analyse(crate::lessons::LESSONS[0].text);
+        let spread = &analysis.decisions[0].explanation.as_ref().unwrap().spread[0];
+        assert_eq!((spread.global_minimum, spread.limit), (0, 2));
+    }
+
+    #[test]
+    fn filter_steps_stop_at_the_first_failure() {
+        // gpu-three-zones-one-full: every node fails NodeResourcesFit (Insufficient nvidia.com/gpu,
+        // tests/scenarios/gpu-three-zones-one-full/expected.jsonl); upstream's default filter order
+        // puts five plugins before it and two after.
+        let analysis = analyse(&crate::examples::EXAMPLES[0].text());
+        let pending = analysis
+            .decisions
+            .iter()
+            .find(|d| d.node.is_none())
+            .unwrap();
+        let filters = Options::default().profile.filters;
+        let steps = filter_steps(&filters, pending.explanation.as_ref().unwrap(), "gpu-a").unwrap();
+        let names: Vec<(PluginName, &FilterStep)> = steps.iter().map(|(p, s)| (*p, s)).collect();
+        assert_eq!(names.len(), 8);
+        assert!(names[..5].iter().all(|(_, s)| **s == FilterStep::Passed));
+        assert_eq!(names[5].0, PluginName::NodeResourcesFit);
+        assert!(
+            matches!(names[5].1, FilterStep::Failed(m) if m.contains("Insufficient nvidia.com/gpu"))
+        );
+        assert!(names[6..].iter().all(|(_, s)| **s == FilterStep::NotRun));
+        assert_eq!(
+            filter_steps(&filters, pending.explanation.as_ref().unwrap(), "nope"),
+            None
         );
     }
 }
