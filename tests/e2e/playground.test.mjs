@@ -298,5 +298,11 @@ test('above 300 nodes, each zone shows groups of alike nodes', async () => {
   // Per zone: the GPU nodes and the CPU-only nodes (shapes from the nodes' allocatable).
   assert.equal(await page.locator('.node.group').count(), 6);
   assert.match(await page.locator('[data-zone="z0"] .node.group').first().textContent(), /× 32 CPU · 128 GiB/);
+  // The GPU group keeps its GPU usage; groups are focusable and expand to their nodes.
+  assert.equal(await page.locator('[data-zone="z0"] .node.group .usage-label', { hasText: 'GPU' }).count(), 1);
+  const group = page.locator('[data-zone="z0"] .node.group').first();
+  await group.locator('summary').focus();
+  await page.keyboard.press('Enter');
+  assert.ok((await group.locator('.group-nodes li').count()) > 1);
   await shot(page, 'large-cluster-aggregated');
 });

@@ -99,8 +99,27 @@ pub struct NodeGroup {
     pub cpu: Usage,
     /// Summed memory usage.
     pub memory: Usage,
+    /// Summed GPU slots, when the nodes have some.
+    pub gpu: Option<Usage>,
+    /// The nodes' names, in snapshot order.
+    pub nodes: Vec<String>,
     /// Pods per workload index (`None`: other pods).
     pub pods_per_workload: BTreeMap<Option<usize>, usize>,
+}
+
+/// Most Pending chips drawn before "+N more" (the rest open on request).
+pub const PENDING_SHOWN: usize = 60;
+/// Most pod chips drawn on one node card.
+pub const CHIPS_PER_NODE: usize = 24;
+/// Most workloads listed in the legend.
+pub const LEGEND_SHOWN: usize = 12;
+/// Most node names listed when a node group is expanded.
+pub const GROUP_NODES_SHOWN: usize = 50;
+
+/// How many of `total` items a bounded list draws, and how many it leaves for "+N more".
+pub fn bounded(total: usize, max: usize) -> (usize, usize) {
+    let shown = total.min(max);
+    (shown, total - shown)
 }
 
 /// One zone column.
@@ -386,9 +405,17 @@ fn group_nodes(nodes: &[NodeView]) -> Vec<NodeGroup> {
             count: 0,
             cpu: Usage::default(),
             memory: Usage::default(),
+            gpu: None,
+            nodes: Vec::new(),
             pods_per_workload: BTreeMap::new(),
         });
         group.count += 1;
+        group.nodes.push(node.name.clone());
+        if let Some((_, gpu)) = &node.gpu {
+            let sum = group.gpu.get_or_insert_with(Usage::default);
+            sum.requested += gpu.requested;
+            sum.allocatable += gpu.allocatable;
+        }
         group.cpu.requested += node.cpu.requested;
         group.cpu.allocatable += node.cpu.allocatable;
         group.memory.requested += node.memory.requested;
@@ -644,6 +671,42 @@ mod tests {
         assert!(analysis.zones.iter().all(|z| z.nodes.is_empty()));
         assert_eq!(analysis.zones[0].groups.len(), 1);
         assert_eq!(analysis.zones[0].groups[0].count, 155);
+        assert_eq!(analysis.zones[0].groups[0].nodes.len(), 155);
+        assert_eq!(analysis.zones[0].groups[0].gpu, None);
+    }
+
+    #[test]
+    fn node_groups_keep_gpu_usage() {
+        // 310 nodes, every 10th with 4 GPUs; 3 pods asking 2 GPUs each (6 requested in all).
+        let mut text = String::new();
+        for i in 0..310 {
+            let gpu = if i % 10 == 0 {
+                ", nvidia.com/gpu: '4'"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{topology.kubernetes.io/zone: z}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'{gpu}}}}}\n"
+            ));
+        }
+        text.push_str("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: g, namespace: default}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: g}}\n  template:\n    metadata: {labels: {app: g}}\n    spec:\n      containers: [{name: g, image: g, resources: {limits: {nvidia.com/gpu: '2'}}}]\n");
+        let analysis = analyse(&text);
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        let gpu_group = analysis.zones[0]
+            .groups
+            .iter()
+            .find(|g| g.gpu.is_some())
+            .unwrap();
+        assert_eq!(gpu_group.count, 31);
+        assert_eq!(
+            gpu_group.gpu,
+            Some(Usage {
+                requested: 6,
+                allocatable: 124
+            })
+        );
+        assert_eq!(bounded(100, 60), (60, 40));
+        assert_eq!(bounded(3, 60), (3, 0));
     }
 
     #[test]
