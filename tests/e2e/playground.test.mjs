@@ -115,8 +115,15 @@ test('failing a zone shows where the replacements go', async () => {
   await page.click('[data-zone="zone-b"] h3 .fail-toggle');
   assert.match(await page.textContent('#failure-report'), /zone=zone-b \(unreachable\)/);
   await loadExample(page, 'rollout-gpu-busy');
+  await page.click('#wi-rollout');
   assert.match(await page.textContent('#rollout-outcome'), /Stalls/);
   await shot(page, 'what-if-rollout');
+  await page.click('#wi-capacity');
+  assert.match(await page.textContent('#capacity'), /more replica\(s\) fit/);
+  await shot(page, 'what-if-capacity');
+  await page.click('#wi-lint');
+  assert.equal(await page.locator('#h-lint').count(), 1);
+  await shot(page, 'what-if-lint');
 });
 
 test('a load error is listed with its line and the loader message', async () => {
@@ -281,6 +288,18 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await loadExample(page, 'large-120-nodes-zone-spread');
   console.log(`# re-simulation of the 120-node example: ${await page.getAttribute('#summary', 'data-sim-ms')} ms`);
   await shot(page, 'large-cluster');
+  // Each What-if analysis on the 120-node example, computed only when its view is open.
+  await page.click('#tab-whatif');
+  const zone = await page.getAttribute('[data-fail-zone]', 'data-fail-zone');
+  await page.click(`[data-fail-zone="${zone}"]`);
+  await page.waitForSelector('#failure-report');
+  const times = { failure: await page.getAttribute('.whatif-body', 'data-ms') };
+  for (const view of ['rollout', 'capacity', 'lint']) {
+    await page.click(`#wi-${view}`);
+    await page.waitForSelector(`#h-${view}`);
+    times[view] = await page.getAttribute('.whatif-body', 'data-ms');
+  }
+  console.log(`# What-if on the 120-node example (ms): ${JSON.stringify(times)}`);
 });
 
 test('above 300 nodes, each zone shows groups of alike nodes', async () => {

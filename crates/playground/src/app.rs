@@ -179,6 +179,8 @@ pub fn app() -> Html {
     let latest = use_mut_ref(|| Cell::new(state.revision));
     // The share link and the text revision it was made for (an edit makes it stale: hidden).
     let share_url = use_state(|| None::<(u64, String)>);
+    // What-if results, kept per (text, parameters) across tab switches.
+    let whatif_cache = use_memo((), |_| crate::components::whatif::Cache::default());
 
     {
         // Debounced re-simulation: only the last revision after a quiet DEBOUNCE runs.
@@ -364,6 +366,7 @@ pub fn app() -> Html {
                             Panel::WhatIf => html! {
                                 <WhatIfPanel analysis={analysis.clone_inner()} fail={state.fail.clone()}
                                     mode={state.fail_mode} rollout_step={state.rollout_step}
+                                    view={state.whatif_view} cache={(*whatif_cache).clone()}
                                     dispatch={dispatch.clone()} />
                             },
                             Panel::Lessons => html! {

@@ -171,6 +171,8 @@ pub struct Analysis {
     pub full_detail: bool,
     /// The load (kept for the what-if analyses).
     pub loaded: Loaded,
+    /// The text analysed (the key of the What-if results kept for it).
+    pub text: std::rc::Rc<str>,
 }
 
 impl Analysis {
@@ -382,6 +384,7 @@ pub fn analyse(text: &str) -> Analysis {
         node_count,
         full_detail,
         loaded,
+        text: text.into(),
     }
 }
 

@@ -29,6 +29,21 @@ pub enum FailMode {
     Unreachable,
 }
 
+/// The analysis the What-if panel shows (only that one is computed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhatIfView {
+    /// Fail a zone or node.
+    Failure,
+    /// The rollout timeline.
+    Rollout,
+    /// Capacity headroom.
+    Capacity,
+    /// Seeded tie-break risk.
+    Risk,
+    /// Lint findings.
+    Lint,
+}
+
 /// What the user asked to fail.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FailTarget {
@@ -74,6 +89,8 @@ pub struct State {
     pub fail_mode: FailMode,
     /// Rollout timeline position.
     pub rollout_step: usize,
+    /// The What-if analysis on screen.
+    pub whatif_view: WhatIfView,
     /// Lesson progress.
     pub lesson: LessonProgress,
     /// A message for the user (share link copied, import failed, ...).
@@ -94,6 +111,7 @@ impl Default for State {
             fail: None,
             fail_mode: FailMode::Removed,
             rollout_step: 0,
+            whatif_view: WhatIfView::Failure,
             lesson: LessonProgress {
                 lesson: 0,
                 prediction: None,
@@ -139,8 +157,10 @@ pub enum Action {
     SetStrategy(usize, Option<String>),
     /// Open a panel.
     ShowPanel(Panel),
-    /// Fail a zone or node (or stop failing).
+    /// Fail a zone or node (or stop failing); failing shows the failure analysis.
     Fail(Option<FailTarget>),
+    /// Show one What-if analysis.
+    ShowWhatIf(WhatIfView),
     /// Choose the failure mode.
     SetFailMode(FailMode),
     /// Move on the rollout timeline.
@@ -261,7 +281,16 @@ impl Reducible for State {
                 }
             }
             Action::ShowPanel(panel) => next.panel = panel,
-            Action::Fail(target) => next.fail = target,
+            Action::Fail(target) => {
+                if target.is_some() {
+                    next.whatif_view = WhatIfView::Failure;
+                }
+                next.fail = target;
+            }
+            Action::ShowWhatIf(view) => {
+                next.whatif_view = view;
+                next.panel = Panel::WhatIf;
+            }
             Action::SetFailMode(mode) => next.fail_mode = mode,
             Action::RolloutStep(step) => next.rollout_step = step,
             Action::OpenLesson(index) => {
@@ -412,6 +441,25 @@ mod tests {
             },
         );
         assert_eq!(zone.fail, None);
+    }
+
+    #[test]
+    fn failing_shows_the_failure_analysis() {
+        let state = reduce(State::default(), Action::ShowWhatIf(WhatIfView::Lint));
+        assert_eq!(
+            (state.panel, state.whatif_view),
+            (Panel::WhatIf, WhatIfView::Lint)
+        );
+        let failed = reduce(state, Action::Fail(Some(FailTarget::Zone("zone-a".into()))));
+        assert_eq!(failed.whatif_view, WhatIfView::Failure);
+        let cleared = reduce(
+            State {
+                whatif_view: WhatIfView::Rollout,
+                ..failed
+            },
+            Action::Fail(None),
+        );
+        assert_eq!(cleared.whatif_view, WhatIfView::Rollout);
     }
 
     #[test]
