@@ -32,13 +32,13 @@ async function open(hash = '') {
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
   await page.goto(URL + hash);
-  await page.waitForSelector('#summary:not(:has-text("simulating"))');
+  await page.waitForSelector('#summary[data-busy="false"]');
   return page;
 }
 
 /** Waits until the debounced re-simulation has run. */
 async function settled(page) {
-  await page.waitForFunction(() => !document.querySelector('#summary').textContent.includes('simulating'));
+  await page.waitForSelector('#summary[data-busy="false"]');
 }
 
 async function loadExample(page, id) {
@@ -178,7 +178,7 @@ test('a shared link opens the same scenario in a fresh page', async () => {
   await fresh.keyboard.type('# my edit\n');
   await savedText(fresh, text + '# my edit\n');
   await fresh.reload();
-  await fresh.waitForSelector('#summary:not(:has-text("simulating"))');
+  await fresh.waitForSelector('#summary[data-busy="false"]');
   assert.equal(await fresh.inputValue('#input'), text + '# my edit\n');
   // The share box is dropped as soon as the text changes (its link would be stale).
   await page.focus('#input');
@@ -206,7 +206,7 @@ test('the text survives a reload', async () => {
   // Wait for the save itself (it follows the debounced re-simulation), not a fixed time.
   await savedText(page, text);
   await page.reload();
-  await page.waitForSelector('#summary:not(:has-text("simulating"))');
+  await page.waitForSelector('#summary[data-busy="false"]');
   assert.equal(await page.inputValue('#input'), text);
 });
 
@@ -254,6 +254,34 @@ test('keyboard: tabs and pod chips are reachable and work with Enter', async () 
   await page.focus('#tab-whatif');
   await page.keyboard.press('Enter');
   assert.equal(await page.locator('#h-fail').count(), 1);
+  // Tabs pattern: arrow keys move the selection and focus, the panel is labelled by its tab.
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-lessons');
+  assert.equal(await page.getAttribute('#panel', 'aria-labelledby'), 'tab-lessons');
+  assert.equal(await page.getAttribute('#tab-lessons', 'aria-controls'), 'panel');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-explain');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.getAttribute('#tab-lessons', 'aria-selected'), 'true');
+  // Zone headers are focusable.
+  await page.focus('[data-zone] h3');
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'H3');
+});
+
+test('a 390 px wide phone: nothing overflows sideways', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(90_000);
+  await page.goto(URL);
+  await page.waitForSelector('#summary[data-busy="false"]');
+  await page.selectOption('#example', 'spread-three-zones');
+  await page.waitForSelector('#summary[data-busy="false"]');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `page is ${width} px wide`);
+  const zones = await page.locator('.zones').boundingBox();
+  assert.ok(zones.x + zones.width <= 390, JSON.stringify(zones));
+  await page.screenshot({ path: `${ARTIFACTS}/narrow-390.png`, fullPage: true });
+  await context.close();
 });
 
 test('typing does not move the layout; timing of a 100-node, 200-pod re-simulation', async () => {
@@ -267,6 +295,7 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await settled(page);
   assert.match(await page.textContent('#summary'), /100 nodes · 200 pods placed · 0 Pending/);
   const before = await page.locator('#input').boundingBox();
+  const summaryBefore = await page.locator('#summary').boundingBox();
   // Type 10 characters into a comment; record main-thread long tasks (> 50 ms) meanwhile.
   await page.evaluate(() => {
     window.longTasks = [];
@@ -281,6 +310,7 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await settled(page);
   const after = await page.locator('#input').boundingBox();
   assert.deepEqual(after, before);
+  assert.equal((await page.locator('#summary').boundingBox()).height, summaryBefore.height);
   const ms = Number(await page.getAttribute('#summary', 'data-sim-ms'));
   const longTasks = await page.evaluate(() => window.longTasks);
   console.log(`# re-simulation of 100 nodes / 200 pods: ${ms} ms; 10 keystrokes (30 ms apart) took ${typing} ms; ` +

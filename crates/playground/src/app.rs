@@ -291,11 +291,35 @@ pub fn app() -> Html {
         let selected = state.panel == panel;
         html! {
             <button id={id.to_string()} role="tab" aria-selected={selected.to_string()}
+                aria-controls="panel" tabindex={if selected { "0" } else { "-1" }}
                 class={classes!("tab", selected.then_some("active"))}
                 onclick={Callback::from(move |_| dispatch.dispatch(Action::ShowPanel(panel)))}>
                 { label.to_string() }
             </button>
         }
+    };
+    // Arrow keys (and Home/End) move between the tabs (WAI-ARIA tabs pattern, automatic activation).
+    let on_tab_key = {
+        let dispatch = dispatch.clone();
+        let panel = state.panel;
+        Callback::from(move |event: KeyboardEvent| {
+            let next = match event.key().as_str() {
+                "ArrowRight" => panel.step(true),
+                "ArrowLeft" => panel.step(false),
+                "Home" => Panel::ALL[0],
+                "End" => Panel::ALL[Panel::ALL.len() - 1],
+                _ => return,
+            };
+            event.prevent_default();
+            dispatch.dispatch(Action::ShowPanel(next));
+            if let Some(tab) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(tab_id(next)))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = tab.focus();
+            }
+        })
     };
     let current = analysis.0.clone();
     let summary = format!(
@@ -318,10 +342,13 @@ pub fn app() -> Html {
         <div class="app">
             <header class="top">
                 <h1>{ "spreadlab playground" }</h1>
+                // The summary always shows the last result (announced once per simulation, not
+                // per keystroke); the busy mark beside it keeps its space while hidden.
                 <span class="summary" id="summary" data-sim-ms={format!("{:.1}", *sim_ms)}
-                    aria-live="polite">
-                    { if *busy { "simulating…".to_string() } else { summary } }
+                    data-busy={busy.to_string()} aria-live="polite" aria-busy={busy.to_string()}>
+                    { summary }
                 </span>
+                <span class={classes!("busy", busy.then_some("on"))} id="busy" aria-hidden="true">{ "simulating…" }</span>
                 <div class="actions">
                     <button id="share" onclick={on_share}>{ "Share link" }</button>
                     <button id="export" onclick={on_export}>{ "Export" }</button>
@@ -351,11 +378,12 @@ pub fn app() -> Html {
                         dispatch={dispatch.clone()} />
                 </section>
                 <section class="right" aria-label="Details">
-                    <div class="tabs" role="tablist">
-                        { tab(Panel::Explain, "Explain", "tab-explain") }
-                        { tab(Panel::WhatIf, "What-if", "tab-whatif") }
-                        { tab(Panel::Lessons, "Lessons", "tab-lessons") }
+                    <div class="tabs" role="tablist" aria-label="Details" onkeydown={on_tab_key}>
+                        { tab(Panel::Explain, "Explain", tab_id(Panel::Explain)) }
+                        { tab(Panel::WhatIf, "What-if", tab_id(Panel::WhatIf)) }
+                        { tab(Panel::Lessons, "Lessons", tab_id(Panel::Lessons)) }
                     </div>
+                    <div role="tabpanel" id="panel" aria-labelledby={tab_id(state.panel)} tabindex="0">
                     {
                         match state.panel {
                             Panel::Explain => html! {
@@ -375,9 +403,19 @@ pub fn app() -> Html {
                             },
                         }
                     }
+                    </div>
                 </section>
             </main>
         </div>
+    }
+}
+
+/// The id of a panel's tab.
+fn tab_id(panel: Panel) -> &'static str {
+    match panel {
+        Panel::Explain => "tab-explain",
+        Panel::WhatIf => "tab-whatif",
+        Panel::Lessons => "tab-lessons",
     }
 }
 

@@ -20,6 +20,22 @@ pub enum Panel {
     Lessons,
 }
 
+impl Panel {
+    /// The panels in tab order.
+    pub const ALL: [Panel; 3] = [Panel::Explain, Panel::WhatIf, Panel::Lessons];
+
+    /// The next (`forward`) or previous tab, wrapping around (arrow keys in the tab list).
+    pub fn step(self, forward: bool) -> Panel {
+        let at = Panel::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        let len = Panel::ALL.len();
+        Panel::ALL[if forward {
+            (at + 1) % len
+        } else {
+            (at + len - 1) % len
+        }]
+    }
+}
+
 /// How a failed domain fails (the engine's `FailureMode`, mirrored for the UI state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailMode {
@@ -460,6 +476,14 @@ mod tests {
             Action::Fail(None),
         );
         assert_eq!(cleared.whatif_view, WhatIfView::Rollout);
+    }
+
+    #[test]
+    fn arrow_keys_step_through_the_tabs_and_wrap() {
+        assert_eq!(Panel::Explain.step(true), Panel::WhatIf);
+        assert_eq!(Panel::Lessons.step(true), Panel::Explain);
+        assert_eq!(Panel::Explain.step(false), Panel::Lessons);
+        assert_eq!(Panel::WhatIf.step(false), Panel::Explain);
     }
 
     #[test]

@@ -242,7 +242,7 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
                     html! {
                         <section class={classes!("zone", zone_failed.then_some("failed"))} data-zone={zone.name.clone()}
                             aria-label={format!("zone {}", zone.name)}>
-                            <h3>{ format!("{} ({} node{})", zone.name, zone.node_count, if zone.node_count == 1 { "" } else { "s" }) }
+                            <h3 tabindex="0">{ format!("{} ({} node{})", zone.name, zone.node_count, if zone.node_count == 1 { "" } else { "s" }) }
                                 { fail_button(FailTarget::Zone(zone.name.clone()), zone_failed, &props.dispatch) }
                             </h3>
                             <div class="nodes">
