@@ -210,6 +210,27 @@ test('the text survives a reload', async () => {
   assert.equal(await page.inputValue('#input'), text);
 });
 
+test('export writes the text to a file; import reads one and resets the selection', async () => {
+  const page = await open();
+  await loadExample(page, 'spread-three-zones');
+  const text = await page.inputValue('#input');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+  assert.equal(download.suggestedFilename(), 'scenario.yaml');
+  const { readFileSync } = await import('node:fs');
+  assert.equal(readFileSync(await download.path(), 'utf8'), text);
+  // Import a different scenario: the text is replaced, the failure target is dropped.
+  await page.click('#tab-whatif');
+  await page.click('[data-fail-zone="zone-a"]');
+  const imported = readFileSync(new globalThis.URL('../scenarios/control-plane-only-zone/cluster.yaml', import.meta.url), 'utf8');
+  await page.setInputFiles('#import', { name: 'cluster.yaml', mimeType: 'application/yaml', buffer: Buffer.from(imported) });
+  await page.waitForFunction((t) => document.querySelector('#input').value === t, imported);
+  await settled(page);
+  assert.match(await page.textContent('#notice'), /Imported cluster\.yaml/);
+  assert.equal(await page.locator('.zone.failed').count(), 0);
+  assert.match(await page.textContent('#summary'), /^3 nodes/);
+  assert.deepEqual(page.errors, []);
+});
+
 test('a lesson: predict, then read the engine answer', async () => {
   const page = await open();
   await page.click('#tab-lessons');
