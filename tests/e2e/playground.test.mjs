@@ -299,6 +299,10 @@ test('a 390 px wide phone: nothing overflows sideways', async () => {
   await page.waitForSelector('#summary[data-busy="false"]');
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `page is ${width} px wide`);
+  // The gutter is exactly as tall as the textarea (its line numbers scroll inside it).
+  const gutter = await page.locator('.gutter').boundingBox();
+  const area = await page.locator('#input').boundingBox();
+  assert.ok(Math.abs(gutter.height - area.height) <= 2, `${gutter.height} vs ${area.height}`);
   const zones = await page.locator('.zones').boundingBox();
   assert.ok(zones.x + zones.width <= 390, JSON.stringify(zones));
   await page.screenshot({ path: `${ARTIFACTS}/narrow-390.png`, fullPage: true });
