@@ -774,6 +774,27 @@ mod tests {
     }
 
     #[test]
+    fn soft_spread_counts_come_from_the_engine() {
+        // Two zones with room; two `app: web` pods already on node-a (zone-a); a Deployment
+        // selecting `app: web` with a ScheduleAnyway zone spread. For its first replica both
+        // nodes are feasible, and PreScore counts the matching pods per zone (upstream
+        // scoring.go): zone-a 2, zone-b 0. No hard constraint is explained.
+        let text = concat!(
+            include_str!("lessons/nodes-ab.yaml"),
+            include_str!("lessons/old-revision.yaml"),
+            include_str!("lessons/web-anyway.yaml"),
+        );
+        let analysis = analyse(text);
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        let explanation = analysis.decisions[0].explanation.as_ref().unwrap();
+        assert_eq!(
+            explanation.soft_spread[0].domains,
+            BTreeMap::from([("zone-a".to_string(), 2), ("zone-b".to_string(), 0)])
+        );
+        assert!(explanation.spread.is_empty());
+    }
+
+    #[test]
     fn filter_steps_stop_at_the_first_failure() {
         // gpu-three-zones-one-full: every node fails NodeResourcesFit (Insufficient nvidia.com/gpu,
         // tests/scenarios/gpu-three-zones-one-full/expected.jsonl); upstream's default filter order

@@ -236,6 +236,27 @@ fn pre_filter_view(explanation: &Explanation) -> Html {
     }
 }
 
+/// Soft (ScheduleAnyway) spread constraints: the counts scoring used (they never reject).
+fn soft_spread_view(explanation: &Explanation) -> Html {
+    if explanation.soft_spread.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="soft-spread" id="soft-spread">
+            <h3>{ "ScheduleAnyway spread (scores only, never rejects)" }</h3>
+            { for explanation.soft_spread.iter().map(|s| {
+                let (shown, hidden) = model::bounded(s.domains.len(), CHART_DOMAINS);
+                html! {
+                    <p>{ format!("{} (maxSkew {}, {}): matching pods per domain {}{} — fewer scores higher.",
+                        s.topology_key, s.max_skew, s.selector,
+                        s.domains.iter().take(shown).map(|(d, c)| format!("{d}: {c}")).collect::<Vec<_>>().join(", "),
+                        if hidden > 0 { format!(" (+{hidden} more)") } else { String::new() }) }</p>
+                }
+            }) }
+        </div>
+    }
+}
+
 /// The required pod (anti-)affinity terms and the existing pods that matched them.
 fn affinity_view(explanation: &Explanation) -> Html {
     if explanation.affinity.is_empty() {
@@ -444,6 +465,7 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
                 if let Some(explanation) = &decision.explanation {
                     { pre_filter_view(explanation) }
                     { for explanation.spread.iter().enumerate().map(|(i, s)| spread_chart(analysis, decision, s, i, props.selected_node.as_deref())) }
+                    { soft_spread_view(explanation) }
                     { affinity_view(explanation) }
                 }
                 { node_table(decision) }
