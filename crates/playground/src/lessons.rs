@@ -191,19 +191,20 @@ pub const LESSONS: &[Lesson] = &[
     Lesson {
         title: "matchLabelKeys during a rollout",
         text: concat!(
-            "# Two old-revision web pods run in zone-a; zone-b's node is full.\n",
+            "# A Deployment rolling out web:2. Two pods of its previous revision run in zone-a;\n",
+            "# zone-b's node is full.\n",
             include_str!("lessons/nodes-ab.yaml"),
             include_str!("lessons/batch-fills-b.yaml"),
             include_str!("lessons/old-revision.yaml"),
-            include_str!("lessons/new-revision.yaml"),
+            include_str!("lessons/web-rollout.yaml"),
         ),
-        question: "A new-revision web pod (maxSkew 1 over zones, matchLabelKeys [pod-template-hash]) arrives; zone-a runs 2 old-revision web pods, zone-b is full. Is it placed?",
+        question: "A Deployment rolls out a new revision: 2 pods of the old revision still run in zone-a, zone-b is full, and its spread is maxSkew 1 over zones with matchLabelKeys [pod-template-hash]. Is the new revision's pod placed?",
         choices: &[
             "No: zone-a already has 2 more web pods than zone-b",
             "Yes, in zone-a: only pods of its own revision are counted",
         ],
         answer: |analysis| placed_choice(analysis, &[0, 1]),
-        lesson: "matchLabelKeys adds the pod's own values of those labels to the selector, so a new revision is spread on its own and old pods on their way out do not block it. Remove matchLabelKeys with the control: the old pods count, zone-a is 2 ahead, and the pod stays Pending.",
+        lesson: "matchLabelKeys adds the pod's own values of those labels to the selector; every revision of a Deployment gets its own pod-template-hash, so a new revision is spread on its own and the old pods on their way out do not block it. Remove matchLabelKeys with the control: the old pods count, zone-a is 2 ahead of zone-b (2 + 1 − 0 > 1), and the pod stays Pending.",
     },
     Lesson {
         title: "Required anti-affinity needs a node per replica",
@@ -287,6 +288,23 @@ mod tests {
         assert_eq!(status(0, false, &edited), LessonStatus::NotLoaded);
         assert_eq!(status(1, true, LESSONS[0].text), LessonStatus::Edited);
         assert_eq!(status(99, true, LESSONS[0].text), LessonStatus::NotLoaded);
+    }
+
+    #[test]
+    fn without_match_label_keys_the_old_revision_blocks_the_rollout() {
+        // Hand-derived from the PodTopologySpread filter: without matchLabelKeys the selector
+        // app=web counts both old pods, zone-a 2 + 1 − zone-b 0 = 3 > maxSkew 1: Pending.
+        let text = LESSONS[4]
+            .text
+            .replace("          matchLabelKeys: [pod-template-hash]\n", "");
+        assert_ne!(text, LESSONS[4].text);
+        let analysis = analyse(&text);
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        assert_eq!((analysis.placed(), analysis.pending.len()), (0, 1));
+        // With it, the one new-revision pod the Deployment creates is placed in zone-a.
+        let with = analyse(LESSONS[4].text);
+        assert_eq!((with.placed(), with.pending.len()), (1, 0));
+        assert_eq!(with.decisions.len(), 1);
     }
 
     #[test]
