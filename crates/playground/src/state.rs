@@ -214,6 +214,20 @@ impl Reducible for State {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<State> {
+        // A simulation that leaves every target in place changes nothing: same state, no render.
+        if let Action::Simulated { zones, nodes } = &action {
+            let gone_fail = self.fail.as_ref().is_some_and(|t| match t {
+                FailTarget::Zone(zone) => !zones.contains(zone),
+                FailTarget::Node(node) => !nodes.contains(node),
+            });
+            let gone_node = self
+                .selected_node
+                .as_ref()
+                .is_some_and(|n| !nodes.contains(n));
+            if !gone_fail && !gone_node {
+                return self;
+            }
+        }
         let mut next = (*self).clone();
         match action {
             Action::SetText(text) => {
@@ -437,6 +451,12 @@ mod tests {
             },
         );
         assert_eq!(kept, state);
+        let shared = Rc::new(state.clone());
+        let same = shared.clone().reduce(Action::Simulated {
+            zones: vec!["zone-a".into()],
+            nodes: vec!["n1".into(), "n2".into()],
+        });
+        assert!(Rc::ptr_eq(&shared, &same));
         let gone = reduce(
             state,
             Action::Simulated {
