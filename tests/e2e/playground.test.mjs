@@ -32,18 +32,24 @@ async function open(hash = '') {
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
   await page.goto(URL + hash);
-  await page.waitForSelector('#summary:not(:has-text("simulating"))');
+  await page.waitForSelector('#summary[data-busy="false"]');
   return page;
 }
 
 /** Waits until the debounced re-simulation has run. */
 async function settled(page) {
-  await page.waitForFunction(() => !document.querySelector('#summary').textContent.includes('simulating'));
+  await page.waitForSelector('#summary[data-busy="false"]');
 }
 
 async function loadExample(page, id) {
   await page.selectOption('#example', id);
   await settled(page);
+}
+
+/** Waits until localStorage holds `text` (the debounced save has run). */
+async function savedText(page, text) {
+  await page.waitForFunction(
+    (t) => localStorage.getItem('spreadlab.playground.text') === t, text);
 }
 
 const shot = (page, name) => page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
@@ -60,7 +66,16 @@ test('an example shows the Pending replica and the exact scheduler message', asy
   assert.ok(reasons.every((r) => r.includes('Insufficient nvidia.com/gpu')), reasons.join('|'));
   await page.locator('[data-node="gpu-a"] .node-name').click();
   assert.match(await page.textContent('#node-detail'), /NodeResourcesFit/);
+  // Upstream's default filter order; runFilterPlugins stops at the first failure.
+  assert.match(await page.textContent('#filter-steps [data-plugin="NodePorts"]'), /passed/);
+  assert.match(await page.textContent('#filter-steps [data-plugin="NodeResourcesFit"]'), /failed — .*Insufficient nvidia.com\/gpu/);
+  assert.match(await page.textContent('#filter-steps [data-plugin="PodTopologySpread"]'), /not run/);
   await shot(page, 'pending-explained');
+  // Clicking a node while What-if is open shows it in Explain.
+  await page.click('#tab-whatif');
+  await page.locator('[data-node="gpu-b"] .node-name').click();
+  assert.equal(await page.getAttribute('#tab-explain', 'aria-selected'), 'true');
+  assert.match(await page.textContent('#node-detail'), /gpu-b for this pod/);
   assert.deepEqual(page.errors, []);
 });
 
@@ -100,8 +115,15 @@ test('failing a zone shows where the replacements go', async () => {
   await page.click('[data-zone="zone-b"] h3 .fail-toggle');
   assert.match(await page.textContent('#failure-report'), /zone=zone-b \(unreachable\)/);
   await loadExample(page, 'rollout-gpu-busy');
+  await page.click('#wi-rollout');
   assert.match(await page.textContent('#rollout-outcome'), /Stalls/);
   await shot(page, 'what-if-rollout');
+  await page.click('#wi-capacity');
+  assert.match(await page.textContent('#capacity'), /more replica\(s\) fit/);
+  await shot(page, 'what-if-capacity');
+  await page.click('#wi-lint');
+  assert.equal(await page.locator('#h-lint').count(), 1);
+  await shot(page, 'what-if-lint');
 });
 
 test('a load error is listed with its line and the loader message', async () => {
@@ -111,11 +133,25 @@ test('a load error is listed with its line and the loader message', async () => 
   await settled(page);
   const error = page.locator('#issues .error');
   assert.equal(await error.count(), 1);
-  assert.match(await error.locator('.issue-line').textContent(), /^line \d+$/);
+  assert.match(await error.locator('.issue-line').textContent(), /^line \d+(:\d+)?$/);
   assert.match(await error.locator('.issue-message').textContent(), /scenario\.yaml/);
   assert.deepEqual(await page.locator('#input').boundingBox(), before);
   await error.locator('.issue-line').click();
   assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
+  // A conversion error is marked in the gutter at its field's line (line 7: `cpu: lots`), and
+  // the mark is a keyboard-reachable button carrying the loader's message.
+  await page.fill('#input', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n    cpu: lots\n');
+  await settled(page);
+  assert.match(await page.locator('#issues .error .issue-line').textContent(), /^line 7:5$/);
+  const mark = page.locator('.gutter .mark.error');
+  assert.equal(await mark.count(), 1);
+  assert.equal(await mark.getAttribute('data-line'), '7');
+  assert.match(await mark.getAttribute('aria-label'), /^Error on line 7: .*status\.allocatable\.cpu/);
+  await mark.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
+  assert.equal(await page.evaluate(() => document.querySelector('#input').selectionStart),
+    'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n'.length);
   await shot(page, 'load-error');
 });
 
@@ -135,6 +171,20 @@ test('a shared link opens the same scenario in a fresh page', async () => {
   assert.equal(
     (await fresh.textContent('#summary')).replace(/ · simulated.*/, ''),
     summary.replace(/ · simulated.*/, ''));
+  // The link is adopted: the hash leaves the address bar, and edits then survive a reload.
+  assert.equal(await fresh.evaluate(() => location.hash), '');
+  await fresh.focus('#input');
+  await fresh.keyboard.press('Control+End');
+  await fresh.keyboard.type('# my edit\n');
+  await savedText(fresh, text + '# my edit\n');
+  await fresh.reload();
+  await fresh.waitForSelector('#summary[data-busy="false"]');
+  assert.equal(await fresh.inputValue('#input'), text + '# my edit\n');
+  // The share box is dropped as soon as the text changes (its link would be stale).
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('#');
+  assert.equal(await page.locator('#share-url').count(), 0);
   assert.deepEqual(fresh.errors, []);
 });
 
@@ -152,25 +202,68 @@ test('the link format is plain raw deflate + base64url, and a hash change loads 
 test('the text survives a reload', async () => {
   const page = await open();
   await loadExample(page, 'anti-affinity-too-few-nodes');
-  await page.waitForTimeout(100);
   const text = await page.inputValue('#input');
+  // Wait for the save itself (it follows the debounced re-simulation), not a fixed time.
+  await savedText(page, text);
   await page.reload();
-  await page.waitForSelector('#summary:not(:has-text("simulating"))');
+  await page.waitForSelector('#summary[data-busy="false"]');
   assert.equal(await page.inputValue('#input'), text);
+});
+
+test('export writes the text to a file; import reads one and resets the selection', async () => {
+  const page = await open();
+  await loadExample(page, 'spread-three-zones');
+  const text = await page.inputValue('#input');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+  assert.equal(download.suggestedFilename(), 'scenario.yaml');
+  const { readFileSync } = await import('node:fs');
+  assert.equal(readFileSync(await download.path(), 'utf8'), text);
+  // Import a different scenario: the text is replaced, the failure target is dropped.
+  await page.click('#tab-whatif');
+  await page.click('[data-fail-zone="zone-a"]');
+  const imported = readFileSync(new globalThis.URL('../scenarios/control-plane-only-zone/cluster.yaml', import.meta.url), 'utf8');
+  await page.setInputFiles('#import', { name: 'cluster.yaml', mimeType: 'application/yaml', buffer: Buffer.from(imported) });
+  await page.waitForFunction((t) => document.querySelector('#input').value === t, imported);
+  await settled(page);
+  assert.match(await page.textContent('#notice'), /Imported cluster\.yaml/);
+  assert.equal(await page.locator('.zone.failed').count(), 0);
+  assert.match(await page.textContent('#summary'), /^3 nodes/);
+  assert.deepEqual(page.errors, []);
 });
 
 test('a lesson: predict, then read the engine answer', async () => {
   const page = await open();
   await page.click('#tab-lessons');
+  // The editor still holds the first example: no prediction until the lesson's scenario is in.
+  assert.match(await page.textContent('#lesson-status'), /another scenario/);
+  assert.ok(await page.isDisabled('#choice-0'));
   await page.click('#lesson-open');
   await settled(page);
+  assert.match(await page.inputValue('#input'), /maxSkew 2 over zones/);
   assert.match(await page.textContent('#lesson-question'), /maxSkew is 2/);
   // The misconception: "maxSkew is the largest difference between any two zones".
   await page.check('#choice-0');
   const answer = await page.textContent('#lesson-answer');
   assert.match(answer, /The engine says: zone-b or zone-c/);
   assert.match(answer, /global minimum/);
+  // The evidence comes from the simulation (hand-derived: count + 1 − min ≤ 2 for b and c).
+  assert.match(await page.textContent('#lesson-evidence'), /Placed: 1 of 1.*zone-b, zone-c/s);
+  // Locked once revealed.
+  assert.ok(await page.isDisabled('#choice-2'));
   await shot(page, 'lesson');
+  // Next loads the next lesson's scenario; an edit is flagged and can be reset.
+  await page.click('#lesson-next');
+  await settled(page);
+  assert.match(await page.inputValue('#input'), /at least 3 zones/);
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# mine\n');
+  await settled(page);
+  await page.click('#tab-lessons');
+  assert.match(await page.textContent('#lesson-status'), /edited/);
+  await page.click('#lesson-open');
+  await settled(page);
+  assert.doesNotMatch(await page.inputValue('#input'), /# mine/);
 });
 
 test('keyboard: tabs and pod chips are reachable and work with Enter', async () => {
@@ -182,6 +275,38 @@ test('keyboard: tabs and pod chips are reachable and work with Enter', async () 
   await page.focus('#tab-whatif');
   await page.keyboard.press('Enter');
   assert.equal(await page.locator('#h-fail').count(), 1);
+  // Tabs pattern: arrow keys move the selection and focus, the panel is labelled by its tab.
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-lessons');
+  assert.equal(await page.getAttribute('#panel', 'aria-labelledby'), 'tab-lessons');
+  assert.equal(await page.getAttribute('#tab-lessons', 'aria-controls'), 'panel');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-explain');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.getAttribute('#tab-lessons', 'aria-selected'), 'true');
+  // Zone headers are focusable.
+  await page.focus('[data-zone] h3');
+  assert.equal(await page.evaluate(() => document.activeElement.tagName), 'H3');
+});
+
+test('a 390 px wide phone: nothing overflows sideways', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(90_000);
+  await page.goto(URL);
+  await page.waitForSelector('#summary[data-busy="false"]');
+  await page.selectOption('#example', 'spread-three-zones');
+  await page.waitForSelector('#summary[data-busy="false"]');
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `page is ${width} px wide`);
+  // The gutter is exactly as tall as the textarea (its line numbers scroll inside it).
+  const gutter = await page.locator('.gutter').boundingBox();
+  const area = await page.locator('#input').boundingBox();
+  assert.ok(Math.abs(gutter.height - area.height) <= 2, `${gutter.height} vs ${area.height}`);
+  const zones = await page.locator('.zones').boundingBox();
+  assert.ok(zones.x + zones.width <= 390, JSON.stringify(zones));
+  await page.screenshot({ path: `${ARTIFACTS}/narrow-390.png`, fullPage: true });
+  await context.close();
 });
 
 test('typing does not move the layout; timing of a 100-node, 200-pod re-simulation', async () => {
@@ -195,6 +320,7 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await settled(page);
   assert.match(await page.textContent('#summary'), /100 nodes · 200 pods placed · 0 Pending/);
   const before = await page.locator('#input').boundingBox();
+  const summaryBefore = await page.locator('#summary').boundingBox();
   // Type 10 characters into a comment; record main-thread long tasks (> 50 ms) meanwhile.
   await page.evaluate(() => {
     window.longTasks = [];
@@ -209,6 +335,7 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await settled(page);
   const after = await page.locator('#input').boundingBox();
   assert.deepEqual(after, before);
+  assert.equal((await page.locator('#summary').boundingBox()).height, summaryBefore.height);
   const ms = Number(await page.getAttribute('#summary', 'data-sim-ms'));
   const longTasks = await page.evaluate(() => window.longTasks);
   console.log(`# re-simulation of 100 nodes / 200 pods: ${ms} ms; 10 keystrokes (30 ms apart) took ${typing} ms; ` +
@@ -216,6 +343,18 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await loadExample(page, 'large-120-nodes-zone-spread');
   console.log(`# re-simulation of the 120-node example: ${await page.getAttribute('#summary', 'data-sim-ms')} ms`);
   await shot(page, 'large-cluster');
+  // Each What-if analysis on the 120-node example, computed only when its view is open.
+  await page.click('#tab-whatif');
+  const zone = await page.getAttribute('[data-fail-zone]', 'data-fail-zone');
+  await page.click(`[data-fail-zone="${zone}"]`);
+  await page.waitForSelector('#failure-report');
+  const times = { failure: await page.getAttribute('.whatif-body', 'data-ms') };
+  for (const view of ['rollout', 'capacity', 'lint']) {
+    await page.click(`#wi-${view}`);
+    await page.waitForSelector(`#h-${view}`);
+    times[view] = await page.getAttribute('.whatif-body', 'data-ms');
+  }
+  console.log(`# What-if on the 120-node example (ms): ${JSON.stringify(times)}`);
 });
 
 test('above 300 nodes, each zone shows groups of alike nodes', async () => {
@@ -233,5 +372,11 @@ test('above 300 nodes, each zone shows groups of alike nodes', async () => {
   // Per zone: the GPU nodes and the CPU-only nodes (shapes from the nodes' allocatable).
   assert.equal(await page.locator('.node.group').count(), 6);
   assert.match(await page.locator('[data-zone="z0"] .node.group').first().textContent(), /× 32 CPU · 128 GiB/);
+  // The GPU group keeps its GPU usage; groups are focusable and expand to their nodes.
+  assert.equal(await page.locator('[data-zone="z0"] .node.group .usage-label', { hasText: 'GPU' }).count(), 1);
+  const group = page.locator('[data-zone="z0"] .node.group').first();
+  await group.locator('summary').focus();
+  await page.keyboard.press('Enter');
+  assert.ok((await group.locator('.group-nodes li').count()) > 1);
   await shot(page, 'large-cluster-aggregated');
 });

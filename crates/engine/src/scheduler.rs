@@ -152,10 +152,31 @@ pub struct SpreadExplanation {
     pub domains: BTreeMap<String, i64>,
     /// The global minimum used in the skew formula.
     pub global_minimum: i64,
+    /// The most matching pods a domain may hold with this pod placed in it: `global_minimum +
+    /// max_skew`. The filter rejects a domain when `matchNum + selfMatchNum - minMatchNum >
+    /// maxSkew` (upstream pkg/scheduler/framework/plugins/podtopologyspread/filtering.go), i.e.
+    /// when `count + self_match` exceeds this limit.
+    pub limit: i64,
     /// Whether minDomains forced the global minimum to 0.
     pub min_domains_forced_zero: bool,
     /// Whether the pod matches its own selector (+1 on the candidate domain).
     pub self_match: bool,
+}
+
+/// One soft (`ScheduleAnyway`) spread constraint as PodTopologySpread's PreScore saw it: it only
+/// scores (fewer matching pods in a node's domain, higher score), never rejects (upstream
+/// pkg/scheduler/framework/plugins/podtopologyspread/scoring.go).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SoftSpreadExplanation {
+    /// Topology key.
+    pub topology_key: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// The selector after the matchLabelKeys merge, in apimachinery's string form.
+    pub selector: String,
+    /// Matching pods per domain among the feasible nodes' domains (per feasible node for the
+    /// hostname key), as counted for scoring.
+    pub domains: BTreeMap<String, i64>,
 }
 
 /// The preemption attempt made for the pod.
@@ -189,6 +210,9 @@ pub struct Explanation {
     pub nodes: Vec<NodeVerdict>,
     /// Hard spread constraints.
     pub spread: Vec<SpreadExplanation>,
+    /// Soft (`ScheduleAnyway`) spread constraints as PodTopologySpread's PreScore counted them
+    /// (empty when scoring did not run or the pod has none).
+    pub soft_spread: Vec<SoftSpreadExplanation>,
     /// Required pod (anti-)affinity: which existing pods matched which term.
     pub affinity: Vec<AffinityExplanation>,
 }
@@ -560,14 +584,34 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         .map(|i| snapshot.nodes[*i].node.name.clone())
         .collect();
     if options.detail == Detail::All {
-        decision.explanation = Some(explanation(
+        let mut explained = explanation(
             snapshot,
             pod,
             &pre_filter,
             &state,
             &statuses,
             scores.as_ref(),
-        ));
+        );
+        if let Some(scores) = &scores
+            && options
+                .profile
+                .scores
+                .iter()
+                .any(|(p, _)| *p == PluginName::PodTopologySpread)
+        {
+            explained.soft_spread = soft_spread_explanations(
+                pod_topology_spread::pre_score(
+                    &options.profile.spread,
+                    pod,
+                    snapshot,
+                    &scores.nodes,
+                )
+                .as_ref(),
+                snapshot,
+                &scores.nodes,
+            );
+        }
+        decision.explanation = Some(explained);
     }
     decision
 }
@@ -612,6 +656,7 @@ fn explanation(
         pre_filter: pre_filter.plugins.clone(),
         nodes,
         spread: spread_explanations(state.spread.as_ref()),
+        soft_spread: Vec::new(),
         affinity: affinity_explanations(snapshot, pod, state.inter_pod_affinity.as_ref()),
     }
 }
@@ -694,6 +739,44 @@ pub fn affinity_explanations(
     out
 }
 
+/// The PreScore counts of every soft spread constraint.
+pub fn soft_spread_explanations(
+    state: Option<&pod_topology_spread::PreScoreState>,
+    snapshot: &Snapshot,
+    feasible: &[usize],
+) -> Vec<SoftSpreadExplanation> {
+    let Some(state) = state else {
+        return Vec::new();
+    };
+    state
+        .constraints
+        .iter()
+        .enumerate()
+        .map(|(index, constraint)| {
+            let domains = if constraint.topology_key == crate::model::LABEL_HOSTNAME {
+                feasible
+                    .iter()
+                    .filter(|n| !state.ignored_nodes.contains(n))
+                    .map(|&n| {
+                        (
+                            snapshot.nodes[n].node.name.clone(),
+                            i64::from(state.node_match_counts[index][n]),
+                        )
+                    })
+                    .collect()
+            } else {
+                state.topology_value_to_pod_counts[index].clone()
+            };
+            SoftSpreadExplanation {
+                topology_key: constraint.topology_key.clone(),
+                max_skew: constraint.max_skew,
+                selector: alloc::format!("{}", constraint.selector),
+                domains,
+            }
+        })
+        .collect()
+}
+
 /// The spread arithmetic of every hard constraint.
 pub fn spread_explanations(
     state: Option<&pod_topology_spread::PreFilterState>,
@@ -714,6 +797,9 @@ pub fn spread_explanations(
                 selector: alloc::format!("{}", constraint.selector),
                 domains: table.match_num(),
                 global_minimum: state.min_match_num(index),
+                limit: state
+                    .min_match_num(index)
+                    .saturating_add(i64::from(constraint.max_skew)),
                 min_domains_forced_zero: table.n_eligible < constraint.min_domains.max(0) as usize,
                 self_match: state.self_match[index],
             }

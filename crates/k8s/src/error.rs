@@ -7,8 +7,9 @@ use core::fmt;
 ///
 /// Every field that is known is filled: the file (or `-`), the 0-based document index, the object
 /// (`Kind/namespace/name`, or `Kind/name` for cluster-scoped kinds), the field path inside the
-/// object and the 1-based line and column (the parser's for syntax errors, the document's start
-/// line for errors found while converting).
+/// object and the 1-based line and column (the parser's for syntax errors; for errors found
+/// while converting YAML, the field's own position when its path can be followed in the text,
+/// else the document's start line).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct InputError {
     /// The source's name: a file path, `-` for stdin, or the origin given to `load_values`.

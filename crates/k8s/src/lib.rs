@@ -20,6 +20,7 @@ pub mod admission;
 mod convert;
 mod error;
 mod load;
+mod locate;
 mod polyaxon;
 mod raw;
 mod workload;
@@ -178,7 +179,9 @@ pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
             }
         }
     }
-    loader.finish()
+    let mut loaded = loader.finish();
+    locate::locate_fields(sources, options.limits().max_documents, &mut loaded);
+    loaded
 }
 
 /// Reads one source into its documents as untyped JSON values (with the same bounds and the same

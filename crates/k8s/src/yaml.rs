@@ -123,12 +123,12 @@ fn saphyr_options(document_len: usize, limits: &Limits) -> serde_saphyr::Options
 
 /// A document's byte range and lines.
 #[derive(Debug, PartialEq, Eq)]
-struct Segment {
-    index: usize,
-    start: usize,
-    end: usize,
+pub(crate) struct Segment {
+    pub(crate) index: usize,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
     /// 1-based line of `start`.
-    first_line: usize,
+    pub(crate) first_line: usize,
     /// 1-based line of the first content (not blank, comment or directive); `None` when empty.
     content_line: Option<usize>,
 }
@@ -172,7 +172,7 @@ impl Open {
 /// Splits a YAML stream into documents. The text before the first `---` is a document only when
 /// it has content; after that, every `---` starts one (empty or not). Stops after `limit + 1`
 /// documents, so a stream of a million `---` lines costs no more than the limit.
-fn split(text: &str, limit: usize) -> Vec<Segment> {
+pub(crate) fn split(text: &str, limit: usize) -> Vec<Segment> {
     let mut segments = Vec::new();
     let mut open = Open {
         start: 0,

@@ -386,7 +386,7 @@ spec:
     assert_eq!(loaded.errors.len(), 3, "{:#?}", loaded.errors);
     assert_eq!(
         loaded.errors[0].to_string(),
-        "app.yaml:5: document 1 (Deployment default/web): spec.replicas: invalid type: string \"x\", expected i32"
+        "app.yaml:9:3: document 1 (Deployment default/web): spec.replicas: invalid type: string \"x\", expected i32"
     );
     let deep = &loaded.errors[1];
     assert_eq!(deep.document, Some(2));
@@ -395,13 +395,16 @@ spec:
         deep.path.as_deref(),
         Some("spec.template.spec.containers[1].resources.requests.cpu")
     );
-    assert_eq!(deep.line, Some(15));
+    // The field's own line and column (counted by hand in the text above), not the document's.
+    assert_eq!((deep.line, deep.column), (Some(28), Some(13)));
     let quantity = &loaded.errors[2];
     assert_eq!(
         quantity.path.as_deref(),
         Some("spec.template.spec.containers[0].resources.requests.cpu")
     );
     assert!(quantity.message.contains("lots"), "{}", quantity.message);
+    // In a flow mapping: the `cpu` key on the document's last line.
+    assert_eq!((quantity.line, quantity.column), (Some(37), Some(58)));
 }
 
 #[test]

@@ -56,10 +56,15 @@ fn initial_state() -> State {
     };
     let hash = window.location().hash().unwrap_or_default();
     if hash.starts_with(share::HASH_PREFIX) {
+        // The link is adopted as the current text: saved at once and removed from the address
+        // bar, so a reload after later edits shows the edits, not the link again.
+        clear_hash();
         match share::decode(&hash) {
             Ok(text) => {
+                persist(&text);
                 state.text = text;
                 state.example = None;
+                state.notice = Some("Loaded the shared scenario.".into());
                 return state;
             }
             Err(error) => state.notice = Some(error.to_string()),
@@ -91,23 +96,35 @@ fn persist(text: &str) {
     }
 }
 
-/// The link that reproduces `text`, also written into the address bar.
+/// Removes the `#s=...` hash from the address bar (history.replaceState: no reload, no
+/// hashchange event, no new history entry).
+fn clear_hash() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let url = format!(
+        "{}{}",
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    );
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// The link that reproduces `text` (shown in the share box; the address bar is left alone, so
+/// a reload keeps the saved text rather than going back to the link).
 fn share_link(text: &str) -> Option<String> {
     let window = web_sys::window()?;
     let location = window.location();
     let hash = share::encode(text);
-    let base = format!(
-        "{}{}",
+    Some(format!(
+        "{}{}{}{hash}",
         location.origin().ok()?,
-        location.pathname().unwrap_or_default()
-    );
-    let link = format!("{base}{hash}");
-    let _ = window.history().ok()?.replace_state_with_url(
-        &wasm_bindgen::JsValue::NULL,
-        "",
-        Some(&link),
-    );
-    Some(link)
+        location.pathname().unwrap_or_default(),
+        location.search().unwrap_or_default()
+    ))
 }
 
 /// Downloads `text` as `scenario.yaml`.
@@ -140,7 +157,7 @@ pub fn import_file(file: web_sys::File, dispatch: Dispatch) {
         match wasm_bindgen_futures::JsFuture::from(file.text()).await {
             Ok(value) => {
                 if let Some(text) = value.as_string() {
-                    dispatch.dispatch(Action::SetText(text));
+                    dispatch.dispatch(Action::ReplaceText(text));
                     dispatch.dispatch(Action::Notice(Some(format!("Imported {}", file.name()))));
                 }
             }
@@ -160,7 +177,10 @@ pub fn app() -> Html {
     let sim_ms = use_state(|| first.1);
     let busy = use_state(|| false);
     let latest = use_mut_ref(|| Cell::new(state.revision));
-    let share_url = use_state(String::new);
+    // The share link and the text revision it was made for (an edit makes it stale: hidden).
+    let share_url = use_state(|| None::<(u64, String)>);
+    // What-if results, kept per (text, parameters) across tab switches.
+    let whatif_cache = use_memo((), |_| crate::components::whatif::Cache::default());
 
     {
         // Debounced re-simulation: only the last revision after a quiet DEBOUNCE runs.
@@ -170,6 +190,7 @@ pub fn app() -> Html {
         let latest = latest.clone();
         let text = state.text.clone();
         let wait = debounce(*sim_ms);
+        let dispatch = state.dispatcher();
         use_effect_with(state.revision, move |revision| {
             let revision = *revision;
             if latest.borrow().get() != revision {
@@ -181,6 +202,16 @@ pub fn app() -> Html {
                         return;
                     }
                     let (result, elapsed) = simulate(&text);
+                    dispatch.dispatch(Action::Simulated {
+                        zones: result.zones.iter().map(|z| z.name.clone()).collect(),
+                        nodes: result
+                            .loaded
+                            .cluster
+                            .nodes
+                            .iter()
+                            .map(|n| n.name.clone())
+                            .collect(),
+                    });
                     analysis.set(Shared(result));
                     sim_ms.set(elapsed);
                     busy.set(false);
@@ -200,8 +231,9 @@ pub fn app() -> Html {
                         .and_then(|w| w.location().hash().ok())
                         .unwrap_or_default();
                     if hash.starts_with(share::HASH_PREFIX) {
+                        clear_hash();
                         match share::decode(&hash) {
-                            Ok(text) => dispatch.dispatch(Action::SetText(text)),
+                            Ok(text) => dispatch.dispatch(Action::ReplaceText(text)),
                             Err(error) => {
                                 dispatch.dispatch(Action::Notice(Some(error.to_string())))
                             }
@@ -228,11 +260,12 @@ pub fn app() -> Html {
     let dispatch = state.dispatcher();
     let on_share = {
         let text = state.text.clone();
+        let revision = state.revision;
         let share_url = share_url.clone();
         let dispatch = dispatch.clone();
         Callback::from(move |_: MouseEvent| {
             if let Some(link) = share_link(&text) {
-                share_url.set(link);
+                share_url.set(Some((revision, link)));
                 dispatch.dispatch(Action::Notice(Some(
                     "The link below reproduces this scenario.".into(),
                 )));
@@ -258,11 +291,35 @@ pub fn app() -> Html {
         let selected = state.panel == panel;
         html! {
             <button id={id.to_string()} role="tab" aria-selected={selected.to_string()}
+                aria-controls="panel" tabindex={if selected { "0" } else { "-1" }}
                 class={classes!("tab", selected.then_some("active"))}
                 onclick={Callback::from(move |_| dispatch.dispatch(Action::ShowPanel(panel)))}>
                 { label.to_string() }
             </button>
         }
+    };
+    // Arrow keys (and Home/End) move between the tabs (WAI-ARIA tabs pattern, automatic activation).
+    let on_tab_key = {
+        let dispatch = dispatch.clone();
+        let panel = state.panel;
+        Callback::from(move |event: KeyboardEvent| {
+            let next = match event.key().as_str() {
+                "ArrowRight" => panel.step(true),
+                "ArrowLeft" => panel.step(false),
+                "Home" => Panel::ALL[0],
+                "End" => Panel::ALL[Panel::ALL.len() - 1],
+                _ => return,
+            };
+            event.prevent_default();
+            dispatch.dispatch(Action::ShowPanel(next));
+            if let Some(tab) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(tab_id(next)))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                let _ = tab.focus();
+            }
+        })
     };
     let current = analysis.0.clone();
     let summary = format!(
@@ -285,10 +342,13 @@ pub fn app() -> Html {
         <div class="app">
             <header class="top">
                 <h1>{ "spreadlab playground" }</h1>
+                // The summary always shows the last result (announced once per simulation, not
+                // per keystroke); the busy mark beside it keeps its space while hidden.
                 <span class="summary" id="summary" data-sim-ms={format!("{:.1}", *sim_ms)}
-                    aria-live="polite">
-                    { if *busy { "simulating…".to_string() } else { summary } }
+                    data-busy={busy.to_string()} aria-live="polite" aria-busy={busy.to_string()}>
+                    { summary }
                 </span>
+                <span class={classes!("busy", busy.then_some("on"))} id="busy" aria-hidden="true">{ "simulating…" }</span>
                 <div class="actions">
                     <button id="share" onclick={on_share}>{ "Share link" }</button>
                     <button id="export" onclick={on_export}>{ "Export" }</button>
@@ -298,9 +358,9 @@ pub fn app() -> Html {
                 </div>
             </header>
             { notice.unwrap_or_default() }
-            if !share_url.is_empty() {
+            if let Some((_, link)) = share_url.as_ref().filter(|(revision, _)| *revision == state.revision) {
                 <p class="share"><label for="share-url">{ "Share: " }</label>
-                    <input id="share-url" readonly=true value={(*share_url).clone()}
+                    <input id="share-url" readonly=true value={link.clone()}
                         onfocus={Callback::from(|e: FocusEvent| {
                             let input: HtmlInputElement = e.target_unchecked_into();
                             input.select();
@@ -318,11 +378,12 @@ pub fn app() -> Html {
                         dispatch={dispatch.clone()} />
                 </section>
                 <section class="right" aria-label="Details">
-                    <div class="tabs" role="tablist">
-                        { tab(Panel::Explain, "Explain", "tab-explain") }
-                        { tab(Panel::WhatIf, "What-if", "tab-whatif") }
-                        { tab(Panel::Lessons, "Lessons", "tab-lessons") }
+                    <div class="tabs" role="tablist" aria-label="Details" onkeydown={on_tab_key}>
+                        { tab(Panel::Explain, "Explain", tab_id(Panel::Explain)) }
+                        { tab(Panel::WhatIf, "What-if", tab_id(Panel::WhatIf)) }
+                        { tab(Panel::Lessons, "Lessons", tab_id(Panel::Lessons)) }
                     </div>
+                    <div role="tabpanel" id="panel" aria-labelledby={tab_id(state.panel)} tabindex="0">
                     {
                         match state.panel {
                             Panel::Explain => html! {
@@ -333,17 +394,28 @@ pub fn app() -> Html {
                             Panel::WhatIf => html! {
                                 <WhatIfPanel analysis={analysis.clone_inner()} fail={state.fail.clone()}
                                     mode={state.fail_mode} rollout_step={state.rollout_step}
+                                    view={state.whatif_view} cache={(*whatif_cache).clone()}
                                     dispatch={dispatch.clone()} />
                             },
                             Panel::Lessons => html! {
-                                <LessonsPanel analysis={analysis.clone_inner()} progress={state.lesson.clone()}
+                                <LessonsPanel analysis={analysis.clone_inner()} text={state.text.clone()} progress={state.lesson.clone()}
                                     busy={*busy} dispatch={dispatch.clone()} />
                             },
                         }
                     }
+                    </div>
                 </section>
             </main>
         </div>
+    }
+}
+
+/// The id of a panel's tab.
+fn tab_id(panel: Panel) -> &'static str {
+    match panel {
+        Panel::Explain => "tab-explain",
+        Panel::WhatIf => "tab-whatif",
+        Panel::Lessons => "tab-lessons",
     }
 }
 

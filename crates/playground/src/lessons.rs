@@ -27,11 +27,12 @@ fn placed_choice(analysis: &Analysis, counts: &[usize]) -> Option<usize> {
     counts.iter().position(|&c| c == analysis.placed())
 }
 
-/// Zones holding a node that passed every filter for the first created pod.
-fn feasible_zones(analysis: &Analysis) -> BTreeSet<String> {
+/// Zones holding a node that passed every filter for the `index`-th created pod (the engine's
+/// per-node verdicts, grouped by the view model's zone columns).
+fn feasible_zones_of(analysis: &Analysis, index: usize) -> BTreeSet<String> {
     let Some(explanation) = analysis
         .decisions
-        .first()
+        .get(index)
         .and_then(|d| d.explanation.as_ref())
     else {
         return BTreeSet::new();
@@ -48,6 +49,67 @@ fn feasible_zones(analysis: &Analysis) -> BTreeSet<String> {
                 .map(|z| z.name.clone())
         })
         .collect()
+}
+
+/// Zones holding a node that passed every filter for the first created pod.
+fn feasible_zones(analysis: &Analysis) -> BTreeSet<String> {
+    feasible_zones_of(analysis, 0)
+}
+
+/// How the editor's text relates to the open lesson.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LessonStatus {
+    /// The editor holds the lesson's scenario, unchanged.
+    Loaded,
+    /// The lesson was opened and its scenario edited since: the engine answers for the edit.
+    Edited,
+    /// The editor holds something else (the lesson was not opened yet).
+    NotLoaded,
+}
+
+/// The status of lesson `index` for the editor's `text` (`opened`: the learner opened it and
+/// has not loaded an example since).
+pub fn status(index: usize, opened: bool, text: &str) -> LessonStatus {
+    match LESSONS.get(index) {
+        Some(lesson) if lesson.text == text => LessonStatus::Loaded,
+        Some(_) if opened => LessonStatus::Edited,
+        _ => LessonStatus::NotLoaded,
+    }
+}
+
+/// The engine's evidence shown with a lesson's answer, read from the simulation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Evidence {
+    /// Created pods the engine placed.
+    pub placed: usize,
+    /// Created pods in all.
+    pub created: usize,
+    /// The first Pending pod (`namespace/name`) and its FailedScheduling message.
+    pub pending: Option<(String, String)>,
+    /// The pod whose feasible zones are listed (the first Pending pod, else the first created).
+    pub zones_for: Option<String>,
+    /// Zones with a node that passed every filter for that pod.
+    pub feasible_zones: Vec<String>,
+}
+
+/// The evidence behind the engine's answer for `analysis`.
+pub fn evidence(analysis: &Analysis) -> Evidence {
+    let pending_index = analysis.decisions.iter().position(|d| d.node.is_none());
+    let pending = pending_index.map(|i| {
+        let d = &analysis.decisions[i];
+        (
+            crate::model::pod_key(d),
+            d.message.clone().unwrap_or_default(),
+        )
+    });
+    let index = pending_index.unwrap_or(0);
+    Evidence {
+        placed: analysis.placed(),
+        created: analysis.decisions.len(),
+        pending,
+        zones_for: analysis.decisions.get(index).map(crate::model::pod_key),
+        feasible_zones: feasible_zones_of(analysis, index).into_iter().collect(),
+    }
 }
 
 /// Every lesson, in teaching order.
@@ -124,24 +186,25 @@ pub const LESSONS: &[Lesson] = &[
         question: "zone-c holds only a tainted control-plane node. 3 replicas, zone maxSkew 1, default policies. How many run?",
         choices: &["1", "2: the third is Pending", "3: one per zone"],
         answer: |analysis| placed_choice(analysis, &[1, 2, 3]),
-        lesson: "nodeTaintsPolicy defaults to Ignore: the control-plane node's zone is an eligible domain with 0 pods, so the global minimum stays 0 and zones a and b may hold only one replica each. Set nodeTaintsPolicy: Honor and zone-c stops counting; the third replica schedules.",
+        lesson: "Which nodes count as spread domains is set by two policies. nodeTaintsPolicy defaults to Ignore: the control-plane node's zone is an eligible domain with 0 pods even though the pod does not tolerate its taint, so the global minimum stays 0 and zones a and b may hold only one replica each. Set nodeTaintsPolicy: Honor and zone-c stops counting; the third replica schedules. nodeAffinityPolicy is the other way round: it defaults to Honor, so nodes the pod's nodeSelector or required node affinity exclude never count as domains (set it to Ignore and they do, which can hold a replica back the same way).",
     },
     Lesson {
         title: "matchLabelKeys during a rollout",
         text: concat!(
-            "# Two old-revision web pods run in zone-a; zone-b's node is full.\n",
+            "# A Deployment rolling out web:2. Two pods of its previous revision run in zone-a;\n",
+            "# zone-b's node is full.\n",
             include_str!("lessons/nodes-ab.yaml"),
             include_str!("lessons/batch-fills-b.yaml"),
             include_str!("lessons/old-revision.yaml"),
-            include_str!("lessons/new-revision.yaml"),
+            include_str!("lessons/web-rollout.yaml"),
         ),
-        question: "A new-revision web pod (maxSkew 1 over zones, matchLabelKeys [pod-template-hash]) arrives; zone-a runs 2 old-revision web pods, zone-b is full. Is it placed?",
+        question: "A Deployment rolls out a new revision: 2 pods of the old revision still run in zone-a, zone-b is full, and its spread is maxSkew 1 over zones with matchLabelKeys [pod-template-hash]. Is the new revision's pod placed?",
         choices: &[
             "No: zone-a already has 2 more web pods than zone-b",
             "Yes, in zone-a: only pods of its own revision are counted",
         ],
         answer: |analysis| placed_choice(analysis, &[0, 1]),
-        lesson: "matchLabelKeys adds the pod's own values of those labels to the selector, so a new revision is spread on its own and old pods on their way out do not block it. Remove matchLabelKeys with the control: the old pods count, zone-a is 2 ahead, and the pod stays Pending.",
+        lesson: "matchLabelKeys adds the pod's own values of those labels to the selector; every revision of a Deployment gets its own pod-template-hash, so a new revision is spread on its own and the old pods on their way out do not block it. Remove matchLabelKeys with the control: the old pods count, zone-a is 2 ahead of zone-b (2 + 1 − 0 > 1), and the pod stays Pending.",
     },
     Lesson {
         title: "Required anti-affinity needs a node per replica",
@@ -191,6 +254,57 @@ mod tests {
                 lesson.title
             );
         }
+    }
+
+    #[test]
+    fn the_evidence_is_the_engine_result() {
+        // Lesson 4 is tests/scenarios/control-plane-only-zone: the third replica's name and
+        // message are the real kube-scheduler's (that scenario's expected.jsonl).
+        let found = evidence(&analyse(LESSONS[3].text));
+        assert_eq!((found.placed, found.created), (2, 3));
+        let (pod, message) = found.pending.expect("a Pending replica");
+        assert_eq!(pod, "default/api-7d675bffcf-2");
+        assert_eq!(
+            message,
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match pod topology spread constraints. no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+        );
+        assert_eq!(found.zones_for.as_deref(), Some("default/api-7d675bffcf-2"));
+        assert!(found.feasible_zones.is_empty());
+        // Lesson 1, hand-derived from the PodTopologySpread filter (count + 1 − min ≤ maxSkew
+        // with counts a=3, b=1, c=0, maxSkew 2): zone-b and zone-c pass, nothing is Pending.
+        let found = evidence(&analyse(LESSONS[0].text));
+        assert_eq!((found.placed, found.created), (1, 1));
+        assert_eq!(found.pending, None);
+        assert_eq!(found.feasible_zones, ["zone-b", "zone-c"]);
+    }
+
+    #[test]
+    fn the_status_tells_a_loaded_lesson_from_an_edited_or_foreign_text() {
+        assert_eq!(status(0, true, LESSONS[0].text), LessonStatus::Loaded);
+        // The same text without having opened the lesson (e.g. after a reload) is the lesson.
+        assert_eq!(status(0, false, LESSONS[0].text), LessonStatus::Loaded);
+        let edited = format!("{}# edit\n", LESSONS[0].text);
+        assert_eq!(status(0, true, &edited), LessonStatus::Edited);
+        assert_eq!(status(0, false, &edited), LessonStatus::NotLoaded);
+        assert_eq!(status(1, true, LESSONS[0].text), LessonStatus::Edited);
+        assert_eq!(status(99, true, LESSONS[0].text), LessonStatus::NotLoaded);
+    }
+
+    #[test]
+    fn without_match_label_keys_the_old_revision_blocks_the_rollout() {
+        // Hand-derived from the PodTopologySpread filter: without matchLabelKeys the selector
+        // app=web counts both old pods, zone-a 2 + 1 − zone-b 0 = 3 > maxSkew 1: Pending.
+        let text = LESSONS[4]
+            .text
+            .replace("          matchLabelKeys: [pod-template-hash]\n", "");
+        assert_ne!(text, LESSONS[4].text);
+        let analysis = analyse(&text);
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        assert_eq!((analysis.placed(), analysis.pending.len()), (0, 1));
+        // With it, the one new-revision pod the Deployment creates is placed in zone-a.
+        let with = analyse(LESSONS[4].text);
+        assert_eq!((with.placed(), with.pending.len()), (1, 0));
+        assert_eq!(with.decisions.len(), 1);
     }
 
     #[test]

@@ -8,7 +8,10 @@
 use std::collections::BTreeMap;
 
 use spreadlab_engine::model::{LABEL_ZONE, Pod};
-use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision, Simulation};
+use spreadlab_engine::scheduler::{
+    self, Detail, Explanation, Options, PodDecision, Simulation, SpreadExplanation,
+};
+use spreadlab_engine::{Code, PluginName};
 use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind};
 
 /// The name the editor's text has in load messages.
@@ -23,8 +26,10 @@ pub const FULL_DETAIL_BUDGET: usize = 60_000;
 /// One load problem, located in the editor's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Issue {
-    /// 1-based line, when the loader knows it.
+    /// 1-based line, when the loader knows it (the field's own line for conversion errors).
     pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
     /// The loader's whole message (file, document, object, field path, text).
     pub message: String,
 }
@@ -94,8 +99,27 @@ pub struct NodeGroup {
     pub cpu: Usage,
     /// Summed memory usage.
     pub memory: Usage,
+    /// Summed GPU slots, when the nodes have some.
+    pub gpu: Option<Usage>,
+    /// The nodes' names, in snapshot order.
+    pub nodes: Vec<String>,
     /// Pods per workload index (`None`: other pods).
     pub pods_per_workload: BTreeMap<Option<usize>, usize>,
+}
+
+/// Most Pending chips drawn before "+N more" (the rest open on request).
+pub const PENDING_SHOWN: usize = 60;
+/// Most pod chips drawn on one node card.
+pub const CHIPS_PER_NODE: usize = 24;
+/// Most workloads listed in the legend.
+pub const LEGEND_SHOWN: usize = 12;
+/// Most node names listed when a node group is expanded.
+pub const GROUP_NODES_SHOWN: usize = 50;
+
+/// How many of `total` items a bounded list draws, and how many it leaves for "+N more".
+pub fn bounded(total: usize, max: usize) -> (usize, usize) {
+    let shown = total.min(max);
+    (shown, total - shown)
 }
 
 /// One zone column.
@@ -147,6 +171,8 @@ pub struct Analysis {
     pub full_detail: bool,
     /// The load (kept for the what-if analyses).
     pub loaded: Loaded,
+    /// The text analysed (the key of the What-if results kept for it).
+    pub text: std::rc::Rc<str>,
 }
 
 impl Analysis {
@@ -180,6 +206,7 @@ pub fn analyse(text: &str) -> Analysis {
         .iter()
         .map(|e| Issue {
             line: e.line,
+            column: e.column,
             message: e.to_string(),
         })
         .collect();
@@ -188,6 +215,7 @@ pub fn analyse(text: &str) -> Analysis {
         .iter()
         .map(|w| Issue {
             line: w.line,
+            column: w.column,
             message: w.to_string(),
         })
         .collect();
@@ -356,6 +384,7 @@ pub fn analyse(text: &str) -> Analysis {
         node_count,
         full_detail,
         loaded,
+        text: text.into(),
     }
 }
 
@@ -379,9 +408,17 @@ fn group_nodes(nodes: &[NodeView]) -> Vec<NodeGroup> {
             count: 0,
             cpu: Usage::default(),
             memory: Usage::default(),
+            gpu: None,
+            nodes: Vec::new(),
             pods_per_workload: BTreeMap::new(),
         });
         group.count += 1;
+        group.nodes.push(node.name.clone());
+        if let Some((_, gpu)) = &node.gpu {
+            let sum = group.gpu.get_or_insert_with(Usage::default);
+            sum.requested += gpu.requested;
+            sum.allocatable += gpu.allocatable;
+        }
         group.cpu.requested += node.cpu.requested;
         group.cpu.allocatable += node.cpu.allocatable;
         group.memory.requested += node.memory.requested;
@@ -415,6 +452,141 @@ pub fn format_bytes(bytes: i64) -> String {
     } else {
         format!("{} MiB", bytes / MIB)
     }
+}
+
+/// Most domains a spread chart draws (the rest are counted as "n more").
+pub const CHART_DOMAINS: usize = 24;
+
+/// The domains a spread chart draws, in name order, and how many it leaves out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChartDomains {
+    /// `(domain, matching pods)` from the engine's explanation.
+    pub shown: Vec<(String, i64)>,
+    /// Domains not drawn.
+    pub hidden: usize,
+}
+
+/// Picks at most `max` of the engine's domains for a chart: always the candidate's domain (where
+/// the pod went, or the selected node's) and a domain holding the fewest matching pods, then the
+/// fullest ones; drawn in name order.
+pub fn chart_domains(
+    spread: &SpreadExplanation,
+    candidate: Option<&str>,
+    max: usize,
+) -> ChartDomains {
+    let total = spread.domains.len();
+    if total <= max {
+        return ChartDomains {
+            shown: spread
+                .domains
+                .iter()
+                .map(|(d, c)| (d.clone(), *c))
+                .collect(),
+            hidden: 0,
+        };
+    }
+    let mut picked: Vec<&String> = Vec::with_capacity(max);
+    if let Some(candidate) = candidate.and_then(|c| spread.domains.get_key_value(c)) {
+        picked.push(candidate.0);
+    }
+    if let Some((fewest, _)) = spread.domains.iter().min_by_key(|(_, c)| **c)
+        && !picked.contains(&fewest)
+    {
+        picked.push(fewest);
+    }
+    let mut fullest: Vec<(&String, &i64)> = spread.domains.iter().collect();
+    fullest.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (domain, _) in fullest {
+        if picked.len() >= max {
+            break;
+        }
+        if !picked.contains(&domain) {
+            picked.push(domain);
+        }
+    }
+    picked.truncate(max.max(1));
+    picked.sort();
+    ChartDomains {
+        hidden: total - picked.len(),
+        shown: picked
+            .into_iter()
+            .map(|d| (d.clone(), spread.domains[d]))
+            .collect(),
+    }
+}
+
+/// The value of label `key` on node `node` (its spread domain), from the loaded cluster.
+pub fn node_domain(analysis: &Analysis, node: &str, key: &str) -> Option<String> {
+    analysis
+        .loaded
+        .cluster
+        .nodes
+        .iter()
+        .find(|n| n.name == node)
+        .and_then(|n| n.labels.get(key).cloned())
+}
+
+/// What one Filter plugin did on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterStep {
+    /// Ran and passed.
+    Passed,
+    /// Ran and rejected the node (the engine's code and message).
+    Failed(String),
+    /// Did not run: an earlier plugin failed (upstream `runFilterPlugins` stops at the first
+    /// failure per node), or PreFilter rejected the pod or removed the node.
+    NotRun,
+}
+
+/// Every Filter plugin of the profile, in profile order, with what it did on `node` for the pod
+/// of `explanation` (from the engine's verdict: the first failing plugin, or success).
+pub fn filter_steps(
+    filters: &[PluginName],
+    explanation: &Explanation,
+    node: &str,
+) -> Option<Vec<(PluginName, FilterStep)>> {
+    let verdict = explanation.nodes.iter().find(|v| v.node == node)?;
+    let rejected_in_pre_filter = explanation.pre_filter.iter().any(|(_, status)| {
+        matches!(
+            status.code,
+            Code::Error | Code::Unschedulable | Code::UnschedulableAndUnresolvable
+        )
+    });
+    let failed_at = if verdict.filter.is_success() {
+        None
+    } else {
+        // A plugin outside the Filter list (or none) removed the node before filtering.
+        Some(
+            verdict
+                .filter
+                .plugin
+                .filter(|_| !rejected_in_pre_filter)
+                .and_then(|p| filters.iter().position(|f| *f == p))
+                .unwrap_or(0),
+        )
+    };
+    let not_filtered = !verdict.filter.is_success()
+        && (rejected_in_pre_filter || verdict.filter.plugin.is_none_or(|p| !filters.contains(&p)));
+    Some(
+        filters
+            .iter()
+            .enumerate()
+            .map(|(i, plugin)| {
+                let step = match failed_at {
+                    _ if not_filtered => FilterStep::NotRun,
+                    None => FilterStep::Passed,
+                    Some(at) if i < at => FilterStep::Passed,
+                    Some(at) if i == at => FilterStep::Failed(format!(
+                        "{}: {}",
+                        verdict.filter.code.as_str(),
+                        verdict.filter.message()
+                    )),
+                    Some(_) => FilterStep::NotRun,
+                };
+                (*plugin, step)
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -476,6 +648,18 @@ mod tests {
     }
 
     #[test]
+    fn a_conversion_error_is_at_its_field_line() {
+        // Line 7 column 5 is the `cpu` key of `    cpu: lots` in this text (counted by hand).
+        let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n    cpu: lots\n";
+        let analysis = analyse(text);
+        assert_eq!(analysis.errors.len(), 1, "{:?}", analysis.errors);
+        assert_eq!(
+            (analysis.errors[0].line, analysis.errors[0].column),
+            (Some(7), Some(5))
+        );
+    }
+
+    #[test]
     fn large_clusters_are_aggregated_into_groups() {
         let mut text = String::new();
         for i in 0..(AGGREGATE_ABOVE_NODES + 10) {
@@ -490,6 +674,42 @@ mod tests {
         assert!(analysis.zones.iter().all(|z| z.nodes.is_empty()));
         assert_eq!(analysis.zones[0].groups.len(), 1);
         assert_eq!(analysis.zones[0].groups[0].count, 155);
+        assert_eq!(analysis.zones[0].groups[0].nodes.len(), 155);
+        assert_eq!(analysis.zones[0].groups[0].gpu, None);
+    }
+
+    #[test]
+    fn node_groups_keep_gpu_usage() {
+        // 310 nodes, every 10th with 4 GPUs; 3 pods asking 2 GPUs each (6 requested in all).
+        let mut text = String::new();
+        for i in 0..310 {
+            let gpu = if i % 10 == 0 {
+                ", nvidia.com/gpu: '4'"
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}, labels: {{topology.kubernetes.io/zone: z}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'{gpu}}}}}\n"
+            ));
+        }
+        text.push_str("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: g, namespace: default}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: g}}\n  template:\n    metadata: {labels: {app: g}}\n    spec:\n      containers: [{name: g, image: g, resources: {limits: {nvidia.com/gpu: '2'}}}]\n");
+        let analysis = analyse(&text);
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        let gpu_group = analysis.zones[0]
+            .groups
+            .iter()
+            .find(|g| g.gpu.is_some())
+            .unwrap();
+        assert_eq!(gpu_group.count, 31);
+        assert_eq!(
+            gpu_group.gpu,
+            Some(Usage {
+                requested: 6,
+                allocatable: 124
+            })
+        );
+        assert_eq!(bounded(100, 60), (60, 40));
+        assert_eq!(bounded(3, 60), (3, 0));
     }
 
     #[test]
@@ -513,6 +733,91 @@ mod tests {
             }
             .percent(),
             0
+        );
+    }
+
+    fn spread(domains: &[(&str, i64)]) -> SpreadExplanation {
+        SpreadExplanation {
+            topology_key: "k".into(),
+            max_skew: 1,
+            min_domains: 1,
+            selector: String::new(),
+            domains: domains.iter().map(|(d, c)| (d.to_string(), *c)).collect(),
+            global_minimum: 0,
+            limit: 1,
+            min_domains_forced_zero: false,
+            self_match: true,
+        }
+    }
+
+    #[test]
+    fn charts_keep_the_candidate_and_the_fewest_beyond_the_limit() {
+        let many: Vec<(String, i64)> = (0..30).map(|i| (format!("d{i:02}"), 5 + i % 7)).collect();
+        let mut many: Vec<(&str, i64)> = many.iter().map(|(d, c)| (d.as_str(), *c)).collect();
+        many.push(("z-empty", 0));
+        let wide = spread(&many);
+        let chart = chart_domains(&wide, Some("d00"), 5);
+        assert_eq!(chart.hidden, 26);
+        let names: Vec<&str> = chart.shown.iter().map(|(d, _)| d.as_str()).collect();
+        // d00 (candidate, count 5), z-empty (fewest), then the fullest (count 11: d06, d13, d20).
+        assert_eq!(names, ["d00", "d06", "d13", "d20", "z-empty"]);
+        let small = chart_domains(&spread(&[("a", 1), ("b", 2)]), None, 5);
+        assert_eq!((small.shown.len(), small.hidden), (2, 0));
+    }
+
+    #[test]
+    fn the_spread_limit_is_the_engine_s() {
+        // Lesson 1: zone counts 3/1/0 and maxSkew 2, so the limit is 0 + 2 (hand-derived).
+        let analysis = analyse(crate::lessons::LESSONS[0].text);
+        let spread = &analysis.decisions[0].explanation.as_ref().unwrap().spread[0];
+        assert_eq!((spread.global_minimum, spread.limit), (0, 2));
+    }
+
+    #[test]
+    fn soft_spread_counts_come_from_the_engine() {
+        // Two zones with room; two `app: web` pods already on node-a (zone-a); a Deployment
+        // selecting `app: web` with a ScheduleAnyway zone spread. For its first replica both
+        // nodes are feasible, and PreScore counts the matching pods per zone (upstream
+        // scoring.go): zone-a 2, zone-b 0. No hard constraint is explained.
+        let text = concat!(
+            include_str!("lessons/nodes-ab.yaml"),
+            include_str!("lessons/old-revision.yaml"),
+            include_str!("lessons/web-anyway.yaml"),
+        );
+        let analysis = analyse(text);
+        assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
+        let explanation = analysis.decisions[0].explanation.as_ref().unwrap();
+        assert_eq!(
+            explanation.soft_spread[0].domains,
+            BTreeMap::from([("zone-a".to_string(), 2), ("zone-b".to_string(), 0)])
+        );
+        assert!(explanation.spread.is_empty());
+    }
+
+    #[test]
+    fn filter_steps_stop_at_the_first_failure() {
+        // gpu-three-zones-one-full: every node fails NodeResourcesFit (Insufficient nvidia.com/gpu,
+        // tests/scenarios/gpu-three-zones-one-full/expected.jsonl); upstream's default filter order
+        // puts five plugins before it and two after.
+        let analysis = analyse(&crate::examples::EXAMPLES[0].text());
+        let pending = analysis
+            .decisions
+            .iter()
+            .find(|d| d.node.is_none())
+            .unwrap();
+        let filters = Options::default().profile.filters;
+        let steps = filter_steps(&filters, pending.explanation.as_ref().unwrap(), "gpu-a").unwrap();
+        let names: Vec<(PluginName, &FilterStep)> = steps.iter().map(|(p, s)| (*p, s)).collect();
+        assert_eq!(names.len(), 8);
+        assert!(names[..5].iter().all(|(_, s)| **s == FilterStep::Passed));
+        assert_eq!(names[5].0, PluginName::NodeResourcesFit);
+        assert!(
+            matches!(names[5].1, FilterStep::Failed(m) if m.contains("Insufficient nvidia.com/gpu"))
+        );
+        assert!(names[6..].iter().all(|(_, s)| **s == FilterStep::NotRun));
+        assert_eq!(
+            filter_steps(&filters, pending.explanation.as_ref().unwrap(), "nope"),
+            None
         );
     }
 }

@@ -20,6 +20,22 @@ pub enum Panel {
     Lessons,
 }
 
+impl Panel {
+    /// The panels in tab order.
+    pub const ALL: [Panel; 3] = [Panel::Explain, Panel::WhatIf, Panel::Lessons];
+
+    /// The next (`forward`) or previous tab, wrapping around (arrow keys in the tab list).
+    pub fn step(self, forward: bool) -> Panel {
+        let at = Panel::ALL.iter().position(|p| *p == self).unwrap_or(0);
+        let len = Panel::ALL.len();
+        Panel::ALL[if forward {
+            (at + 1) % len
+        } else {
+            (at + len - 1) % len
+        }]
+    }
+}
+
 /// How a failed domain fails (the engine's `FailureMode`, mirrored for the UI state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailMode {
@@ -27,6 +43,21 @@ pub enum FailMode {
     Removed,
     /// Nodes present but NotReady and tainted unreachable.
     Unreachable,
+}
+
+/// The analysis the What-if panel shows (only that one is computed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhatIfView {
+    /// Fail a zone or node.
+    Failure,
+    /// The rollout timeline.
+    Rollout,
+    /// Capacity headroom.
+    Capacity,
+    /// Seeded tie-break risk.
+    Risk,
+    /// Lint findings.
+    Lint,
 }
 
 /// What the user asked to fail.
@@ -43,8 +74,12 @@ pub enum FailTarget {
 pub struct LessonProgress {
     /// Index into [`LESSONS`].
     pub lesson: usize,
-    /// The learner's prediction (choice index) for this lesson, once made.
+    /// The learner's prediction (choice index) for this lesson, once made; locked once made
+    /// (the answer is revealed with it).
     pub prediction: Option<usize>,
+    /// Whether the lesson's scenario was loaded into the editor (and not replaced by an example
+    /// since); the text may have been edited after.
+    pub loaded: bool,
 }
 
 /// The whole UI state. The text is the source of truth for the scenario.
@@ -70,6 +105,8 @@ pub struct State {
     pub fail_mode: FailMode,
     /// Rollout timeline position.
     pub rollout_step: usize,
+    /// The What-if analysis on screen.
+    pub whatif_view: WhatIfView,
     /// Lesson progress.
     pub lesson: LessonProgress,
     /// A message for the user (share link copied, import failed, ...).
@@ -90,9 +127,11 @@ impl Default for State {
             fail: None,
             fail_mode: FailMode::Removed,
             rollout_step: 0,
+            whatif_view: WhatIfView::Failure,
             lesson: LessonProgress {
                 lesson: 0,
                 prediction: None,
+                loaded: false,
             },
             notice: None,
         }
@@ -102,14 +141,28 @@ impl Default for State {
 /// Everything that changes the state.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    /// The user typed (or an import/share link replaced the text).
+    /// The user typed or pasted: the selected constraint is kept only while it still exists.
     SetText(String),
+    /// An import or a share link replaced the whole scenario: every selection referring to the
+    /// old text (pod, node, constraint, failure, rollout step, example) is reset.
+    ReplaceText(String),
+    /// A simulation of the current text finished with these zones and nodes: a failure target
+    /// or selected node that no longer exists is dropped.
+    Simulated {
+        /// Zone names.
+        zones: Vec<String>,
+        /// Node names.
+        nodes: Vec<String>,
+    },
     /// Load a built-in example by id.
     LoadExample(String),
     /// Select a pod (or clear).
     SelectPod(Option<String>),
     /// Select a node (or clear).
     SelectNode(Option<String>),
+    /// A node card was clicked: selects it and opens Explain, or clears the selection when it is
+    /// already selected and shown.
+    ToggleNode(String),
     /// Select the constraint the controls edit.
     SelectConstraint(usize),
     /// Rewrite one field of the selected constraint (`None` removes it).
@@ -120,8 +173,10 @@ pub enum Action {
     SetStrategy(usize, Option<String>),
     /// Open a panel.
     ShowPanel(Panel),
-    /// Fail a zone or node (or stop failing).
+    /// Fail a zone or node (or stop failing); failing shows the failure analysis.
     Fail(Option<FailTarget>),
+    /// Show one What-if analysis.
+    ShowWhatIf(WhatIfView),
     /// Choose the failure mode.
     SetFailMode(FailMode),
     /// Move on the rollout timeline.
@@ -139,7 +194,19 @@ impl State {
         if text != self.text {
             self.text = text;
             self.revision += 1;
+            // The constraint index must point at a constraint of the new text.
+            if self.constraint != 0 && self.constraint >= edit::constraints(&self.text).len() {
+                self.constraint = 0;
+            }
         }
+    }
+
+    fn reset_selection(&mut self) {
+        self.selected_pod = None;
+        self.selected_node = None;
+        self.constraint = 0;
+        self.fail = None;
+        self.rollout_step = 0;
     }
 }
 
@@ -147,6 +214,20 @@ impl Reducible for State {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<State> {
+        // A simulation that leaves every target in place changes nothing: same state, no render.
+        if let Action::Simulated { zones, nodes } = &action {
+            let gone_fail = self.fail.as_ref().is_some_and(|t| match t {
+                FailTarget::Zone(zone) => !zones.contains(zone),
+                FailTarget::Node(node) => !nodes.contains(node),
+            });
+            let gone_node = self
+                .selected_node
+                .as_ref()
+                .is_some_and(|n| !nodes.contains(n));
+            if !gone_fail && !gone_node {
+                return self;
+            }
+        }
         let mut next = (*self).clone();
         match action {
             Action::SetText(text) => {
@@ -155,19 +236,62 @@ impl Reducible for State {
                 }
                 next.with_text(text);
             }
+            Action::ReplaceText(text) => {
+                if text != next.text {
+                    next.example = None;
+                    next.lesson.loaded = false;
+                    next.lesson.prediction = None;
+                    next.reset_selection();
+                    next.with_text(text);
+                }
+            }
+            Action::Simulated { zones, nodes } => {
+                let exists = |target: &FailTarget| match target {
+                    FailTarget::Zone(zone) => zones.contains(zone),
+                    FailTarget::Node(node) => nodes.contains(node),
+                };
+                if next.fail.as_ref().is_some_and(|t| !exists(t)) {
+                    next.fail = None;
+                }
+                if next
+                    .selected_node
+                    .as_ref()
+                    .is_some_and(|n| !nodes.contains(n))
+                {
+                    next.selected_node = None;
+                }
+            }
             Action::LoadExample(id) => {
                 if let Some(example) = examples::by_id(&id) {
                     next.with_text(example.text());
                     next.example = Some(example.id);
-                    next.selected_pod = None;
-                    next.selected_node = None;
-                    next.constraint = 0;
-                    next.fail = None;
-                    next.rollout_step = 0;
+                    next.lesson.loaded = false;
+                    next.lesson.prediction = None;
+                    next.reset_selection();
                 }
             }
-            Action::SelectPod(pod) => next.selected_pod = pod,
-            Action::SelectNode(node) => next.selected_node = node,
+            // A selection is only shown by the Explain panel: selecting from the cluster while
+            // another panel is open switches to it (clearing a selection leaves the panel).
+            Action::SelectPod(pod) => {
+                if pod.is_some() {
+                    next.panel = Panel::Explain;
+                }
+                next.selected_pod = pod;
+            }
+            Action::SelectNode(node) => {
+                if node.is_some() {
+                    next.panel = Panel::Explain;
+                }
+                next.selected_node = node;
+            }
+            Action::ToggleNode(node) => {
+                if next.panel == Panel::Explain && next.selected_node.as_ref() == Some(&node) {
+                    next.selected_node = None;
+                } else {
+                    next.selected_node = Some(node);
+                    next.panel = Panel::Explain;
+                }
+            }
             Action::SelectConstraint(index) => next.constraint = index,
             Action::SetField(field, value) => {
                 if let Some(text) =
@@ -187,7 +311,16 @@ impl Reducible for State {
                 }
             }
             Action::ShowPanel(panel) => next.panel = panel,
-            Action::Fail(target) => next.fail = target,
+            Action::Fail(target) => {
+                if target.is_some() {
+                    next.whatif_view = WhatIfView::Failure;
+                }
+                next.fail = target;
+            }
+            Action::ShowWhatIf(view) => {
+                next.whatif_view = view;
+                next.panel = Panel::WhatIf;
+            }
             Action::SetFailMode(mode) => next.fail_mode = mode,
             Action::RolloutStep(step) => next.rollout_step = step,
             Action::OpenLesson(index) => {
@@ -195,17 +328,23 @@ impl Reducible for State {
                     next.lesson = LessonProgress {
                         lesson: index,
                         prediction: None,
+                        loaded: true,
                     };
+                    next.reset_selection();
                     next.with_text(lesson.text.to_string());
                     next.example = None;
                     next.panel = Panel::Lessons;
-                    next.selected_pod = None;
-                    next.selected_node = None;
-                    next.constraint = 0;
-                    next.fail = None;
                 }
             }
-            Action::Predict(choice) => next.lesson.prediction = Some(choice),
+            // One prediction per lesson opening, and only about the lesson's scenario.
+            Action::Predict(choice) => {
+                let choices = LESSONS
+                    .get(next.lesson.lesson)
+                    .map_or(0, |l| l.choices.len());
+                if next.lesson.prediction.is_none() && next.lesson.loaded && choice < choices {
+                    next.lesson.prediction = Some(choice);
+                }
+            }
             Action::Notice(notice) => next.notice = notice,
         }
         Rc::new(next)
@@ -248,6 +387,126 @@ mod tests {
     }
 
     #[test]
+    fn a_stale_constraint_index_is_reset_when_the_text_changes() {
+        let state = reduce(
+            State::default(),
+            Action::LoadExample("min-domains-match-label-keys".into()),
+        );
+        let state = reduce(state, Action::SelectConstraint(1));
+        // Typing that keeps both constraints keeps the index.
+        let typed = reduce(
+            state.clone(),
+            Action::SetText(format!("{}# x\n", state.text)),
+        );
+        assert_eq!(typed.constraint, 1);
+        // A text with one constraint: index 1 is gone.
+        let one = reduce(
+            typed,
+            Action::SetText(examples::by_id("control-plane-only-zone").unwrap().text()),
+        );
+        assert_eq!(edit::constraints(&one.text).len(), 1);
+        assert_eq!(one.constraint, 0);
+    }
+
+    #[test]
+    fn an_import_or_link_resets_what_referred_to_the_old_text() {
+        let state = State {
+            selected_pod: Some("default/a".into()),
+            selected_node: Some("n1".into()),
+            constraint: 1,
+            fail: Some(FailTarget::Zone("zone-a".into())),
+            rollout_step: 3,
+            ..State::default()
+        };
+        let replaced = reduce(state.clone(), Action::ReplaceText("kind: List\n".into()));
+        assert_eq!(replaced.text, "kind: List\n");
+        assert_eq!(replaced.example, None);
+        assert_eq!(
+            (
+                replaced.selected_pod,
+                replaced.selected_node,
+                replaced.constraint,
+                replaced.fail,
+                replaced.rollout_step
+            ),
+            (None, None, 0, None, 0)
+        );
+        // The same text again changes nothing.
+        let same = reduce(state.clone(), Action::ReplaceText(state.text.clone()));
+        assert_eq!(same, state);
+    }
+
+    #[test]
+    fn a_simulation_drops_failure_targets_and_nodes_that_are_gone() {
+        let state = State {
+            selected_node: Some("n1".into()),
+            fail: Some(FailTarget::Node("n2".into())),
+            ..State::default()
+        };
+        let kept = reduce(
+            state.clone(),
+            Action::Simulated {
+                zones: vec!["zone-a".into()],
+                nodes: vec!["n1".into(), "n2".into()],
+            },
+        );
+        assert_eq!(kept, state);
+        let shared = Rc::new(state.clone());
+        let same = shared.clone().reduce(Action::Simulated {
+            zones: vec!["zone-a".into()],
+            nodes: vec!["n1".into(), "n2".into()],
+        });
+        assert!(Rc::ptr_eq(&shared, &same));
+        let gone = reduce(
+            state,
+            Action::Simulated {
+                zones: vec!["zone-a".into()],
+                nodes: vec!["n3".into()],
+            },
+        );
+        assert_eq!((gone.selected_node, gone.fail), (None, None));
+        let zone = State {
+            fail: Some(FailTarget::Zone("zone-b".into())),
+            ..State::default()
+        };
+        let zone = reduce(
+            zone,
+            Action::Simulated {
+                zones: vec!["zone-a".into()],
+                nodes: vec![],
+            },
+        );
+        assert_eq!(zone.fail, None);
+    }
+
+    #[test]
+    fn failing_shows_the_failure_analysis() {
+        let state = reduce(State::default(), Action::ShowWhatIf(WhatIfView::Lint));
+        assert_eq!(
+            (state.panel, state.whatif_view),
+            (Panel::WhatIf, WhatIfView::Lint)
+        );
+        let failed = reduce(state, Action::Fail(Some(FailTarget::Zone("zone-a".into()))));
+        assert_eq!(failed.whatif_view, WhatIfView::Failure);
+        let cleared = reduce(
+            State {
+                whatif_view: WhatIfView::Rollout,
+                ..failed
+            },
+            Action::Fail(None),
+        );
+        assert_eq!(cleared.whatif_view, WhatIfView::Rollout);
+    }
+
+    #[test]
+    fn arrow_keys_step_through_the_tabs_and_wrap() {
+        assert_eq!(Panel::Explain.step(true), Panel::WhatIf);
+        assert_eq!(Panel::Lessons.step(true), Panel::Explain);
+        assert_eq!(Panel::Explain.step(false), Panel::Lessons);
+        assert_eq!(Panel::WhatIf.step(false), Panel::Explain);
+    }
+
+    #[test]
     fn controls_rewrite_the_text() {
         let state = reduce(
             State::default(),
@@ -275,13 +534,77 @@ mod tests {
     }
 
     #[test]
+    fn selecting_a_pod_or_node_opens_the_explain_panel() {
+        for panel in [Panel::WhatIf, Panel::Lessons, Panel::Explain] {
+            let state = State {
+                panel,
+                ..State::default()
+            };
+            let pod = reduce(state.clone(), Action::SelectPod(Some("default/a".into())));
+            assert_eq!(pod.panel, Panel::Explain);
+            assert_eq!(pod.selected_pod.as_deref(), Some("default/a"));
+            let node = reduce(state.clone(), Action::SelectNode(Some("n1".into())));
+            assert_eq!(node.panel, Panel::Explain);
+            assert_eq!(node.selected_node.as_deref(), Some("n1"));
+            // Clearing a selection keeps the open panel.
+            let cleared = reduce(state.clone(), Action::SelectNode(None));
+            assert_eq!(cleared.panel, panel);
+            let cleared = reduce(state, Action::SelectPod(None));
+            assert_eq!(cleared.panel, panel);
+        }
+    }
+
+    #[test]
+    fn clicking_a_node_card_shows_it_before_it_toggles_it_off() {
+        let state = State {
+            panel: Panel::WhatIf,
+            selected_node: Some("n1".into()),
+            ..State::default()
+        };
+        // Selected but hidden behind What-if: the click shows it.
+        let shown = reduce(state, Action::ToggleNode("n1".into()));
+        assert_eq!(shown.panel, Panel::Explain);
+        assert_eq!(shown.selected_node.as_deref(), Some("n1"));
+        // Selected and shown: the click clears it.
+        let cleared = reduce(shown.clone(), Action::ToggleNode("n1".into()));
+        assert_eq!(cleared.selected_node, None);
+        assert_eq!(cleared.panel, Panel::Explain);
+        let other = reduce(shown, Action::ToggleNode("n2".into()));
+        assert_eq!(other.selected_node.as_deref(), Some("n2"));
+    }
+
+    #[test]
     fn lessons_load_their_scenario_and_record_a_prediction() {
         let state = reduce(State::default(), Action::OpenLesson(0));
         assert_eq!(state.panel, Panel::Lessons);
         assert_eq!(state.text, LESSONS[0].text);
+        assert!(state.lesson.loaded);
         let predicted = reduce(state, Action::Predict(1));
         assert_eq!(predicted.lesson.prediction, Some(1));
-        let reopened = reduce(predicted, Action::OpenLesson(1));
-        assert_eq!(reopened.lesson.prediction, None);
+        // Locked once revealed.
+        let again = reduce(predicted.clone(), Action::Predict(2));
+        assert_eq!(again.lesson.prediction, Some(1));
+        let next = reduce(predicted, Action::OpenLesson(1));
+        assert_eq!(next.lesson.prediction, None);
+        assert_eq!(next.text, LESSONS[1].text);
+        // Previous loads lesson 0's scenario again.
+        let previous = reduce(next, Action::OpenLesson(0));
+        assert_eq!(previous.text, LESSONS[0].text);
+        assert_eq!(previous.lesson.lesson, 0);
+    }
+
+    #[test]
+    fn no_prediction_before_the_lesson_scenario_is_loaded() {
+        let state = reduce(State::default(), Action::ShowPanel(Panel::Lessons));
+        assert!(!state.lesson.loaded);
+        let predicted = reduce(state, Action::Predict(0));
+        assert_eq!(predicted.lesson.prediction, None);
+        // Out-of-range choices are ignored too.
+        let opened = reduce(predicted, Action::OpenLesson(0));
+        let out = reduce(opened.clone(), Action::Predict(99));
+        assert_eq!(out.lesson.prediction, None);
+        // An example replaces the lesson's scenario: the lesson is no longer loaded.
+        let example = reduce(opened, Action::LoadExample("spread-three-zones".into()));
+        assert!(!example.lesson.loaded);
     }
 }

@@ -7,7 +7,10 @@ use yew::prelude::*;
 
 use super::workload_class;
 use crate::app::{Dispatch, Shared};
-use crate::model::{NodeGroup, NodeView, PodChip, Usage, format_bytes, format_cpu};
+use crate::model::{
+    self, CHIPS_PER_NODE, GROUP_NODES_SHOWN, LEGEND_SHOWN, NodeGroup, NodeView, PENDING_SHOWN,
+    PodChip, Usage, format_bytes, format_cpu,
+};
 use crate::state::{Action, FailTarget, Panel};
 
 /// Props of [`ClusterView`].
@@ -111,13 +114,7 @@ pub fn node_card(props: &NodeCardProps) -> Html {
     let failed = props.failed;
     let dispatch = props.dispatch.clone();
     let name = node.name.clone();
-    let toggle = Callback::from(move |_| {
-        dispatch.dispatch(Action::SelectNode(if selected {
-            None
-        } else {
-            Some(name.clone())
-        }))
-    });
+    let toggle = Callback::from(move |_| dispatch.dispatch(Action::ToggleNode(name.clone())));
     html! {
         <article class={classes!("node", selected.then_some("selected"), failed.then_some("failed"),
                 (!node.taints.is_empty()).then_some("tainted"))}
@@ -140,18 +137,43 @@ pub fn node_card(props: &NodeCardProps) -> Html {
                 </div>
             }
             <div class="chips">
-                { for node.pods.iter().map(|p| chip(p, props.selected_pod.as_deref() == Some(p.key.as_str()), &props.revision_of, &props.dispatch)) }
+                { for node.pods.iter().take(model::bounded(node.pods.len(), CHIPS_PER_NODE).0).map(|p| chip(p, props.selected_pod.as_deref() == Some(p.key.as_str()), &props.revision_of, &props.dispatch)) }
+                { more(model::bounded(node.pods.len(), CHIPS_PER_NODE).1, "pod") }
             </div>
         </article>
     }
 }
 
-fn group_card(group: &NodeGroup, workloads: &[String]) -> Html {
+/// "+N more" for a bounded list (nothing when nothing is left out).
+fn more(hidden: usize, what: &str) -> Html {
+    if hidden == 0 {
+        return html! {};
+    }
+    html! { <span class="more" title={format!("{hidden} more {what}(s) not drawn")}>{ format!("+{hidden} more") }</span> }
+}
+
+fn group_card(group: &NodeGroup, workloads: &[String], dispatch: &Dispatch) -> Html {
+    let (shown, hidden) = model::bounded(group.nodes.len(), GROUP_NODES_SHOWN);
     html! {
-        <article class="node group">
+        <article class="node group" tabindex="0" aria-label={format!("{} nodes of {}", group.count, group.shape)}>
             <strong>{ format!("{} × {}", group.count, group.shape) }</strong>
             { bar("CPU", group.cpu, format!("{}/{}", format_cpu(group.cpu.requested), format_cpu(group.cpu.allocatable))) }
             { bar("Mem", group.memory, format!("{}/{}", format_bytes(group.memory.requested), format_bytes(group.memory.allocatable))) }
+            if let Some(gpu) = group.gpu {
+                { bar("GPU", gpu, format!("{}/{}", gpu.requested, gpu.allocatable)) }
+            }
+            <details class="group-nodes">
+                <summary>{ "Nodes" }</summary>
+                <ul>
+                    { for group.nodes.iter().take(shown).map(|n| {
+                        let dispatch = dispatch.clone();
+                        let name = n.clone();
+                        html! { <li><button class="link" data-node={n.clone()}
+                            onclick={Callback::from(move |_| dispatch.dispatch(Action::ToggleNode(name.clone())))}>{ n.clone() }</button></li> }
+                    }) }
+                    if hidden > 0 { <li>{ more(hidden, "node") }</li> }
+                </ul>
+            </details>
             <ul class="group-pods">
                 { for group.pods_per_workload.iter().map(|(w, n)| html! {
                     <li><span class={classes!("dot", workload_class(*w))}></span>
@@ -182,14 +204,18 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
             .collect(),
     );
     let workload_keys: Vec<String> = analysis.workloads.iter().map(|w| w.key.clone()).collect();
+    let (pending_shown, pending_hidden) = model::bounded(analysis.pending.len(), PENDING_SHOWN);
     html! {
         <div class="cluster">
             <ul class="legend" aria-label="Workloads">
-                { for analysis.workloads.iter().enumerate().map(|(i, w)| html! {
+                { for analysis.workloads.iter().enumerate().take(model::bounded(analysis.workloads.len(), LEGEND_SHOWN).0).map(|(i, w)| html! {
                     <li><span class={classes!("dot", workload_class(Some(i)))}></span>
                         { format!("{} — {} desired: {} running, {} placed, {} Pending",
                             w.key, w.desired, w.running, w.placed, w.pending) }</li>
                 }) }
+                if model::bounded(analysis.workloads.len(), LEGEND_SHOWN).1 > 0 {
+                    <li>{ more(model::bounded(analysis.workloads.len(), LEGEND_SHOWN).1, "workload") }</li>
+                }
             </ul>
             <div class="pending-tray" id="pending" aria-label="Pending pods">
                 <h2>{ format!("Pending ({})", analysis.pending.len()) }</h2>
@@ -197,8 +223,17 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
                     <p class="muted">{ "Every replica is placed." }</p>
                 } else {
                     <div class="chips">
-                        { for analysis.pending.iter().map(|p| chip(p, props.selected_pod.as_deref() == Some(p.key.as_str()), &revision_of, &props.dispatch)) }
+                        { for analysis.pending.iter().take(pending_shown).map(|p| chip(p, props.selected_pod.as_deref() == Some(p.key.as_str()), &revision_of, &props.dispatch)) }
                     </div>
+                    if pending_hidden > 0 {
+                        // The rest on request, in a box of bounded height.
+                        <details class="more-pending">
+                            <summary>{ format!("+{pending_hidden} more Pending") }</summary>
+                            <div class="chips scroll">
+                                { for analysis.pending.iter().skip(pending_shown).map(|p| chip(p, props.selected_pod.as_deref() == Some(p.key.as_str()), &revision_of, &props.dispatch)) }
+                            </div>
+                        </details>
+                    }
                 }
             </div>
             <div class="zones" style={format!("--zones:{}", analysis.zones.len().max(1))}>
@@ -207,7 +242,7 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
                     html! {
                         <section class={classes!("zone", zone_failed.then_some("failed"))} data-zone={zone.name.clone()}
                             aria-label={format!("zone {}", zone.name)}>
-                            <h3>{ format!("{} ({} node{})", zone.name, zone.node_count, if zone.node_count == 1 { "" } else { "s" }) }
+                            <h3 tabindex="0">{ format!("{} ({} node{})", zone.name, zone.node_count, if zone.node_count == 1 { "" } else { "s" }) }
                                 { fail_button(FailTarget::Zone(zone.name.clone()), zone_failed, &props.dispatch) }
                             </h3>
                             <div class="nodes">
@@ -222,7 +257,7 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
                                             dispatch={props.dispatch.clone()} />
                                     }
                                 }) }
-                                { for zone.groups.iter().map(|g| group_card(g, &workload_keys)) }
+                                { for zone.groups.iter().map(|g| group_card(g, &workload_keys, &props.dispatch)) }
                             </div>
                         </section>
                     }

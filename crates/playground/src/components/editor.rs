@@ -1,5 +1,7 @@
-//! The editor: built-in examples, the manifest textarea (the source of truth), drop-to-import,
-//! and the loader's errors and warnings listed with their line (click to jump there).
+//! The editor: built-in examples, the manifest textarea (the source of truth) with a line-number
+//! gutter marking the lines of the loader's errors and warnings (each mark a button: its message
+//! as label and tooltip, Enter jumps to the line), drop-to-import, and the same issues listed
+//! below with their line and column.
 
 use web_sys::{DragEvent, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -22,6 +24,10 @@ pub struct EditorProps {
     pub dispatch: Dispatch,
 }
 
+/// The textarea's line height in pixels (`#input` in style.css: no wrapping, so line N of the
+/// text is at (N - 1) × this below the top padding).
+const LINE_HEIGHT: f64 = 18.0;
+
 /// Moves the textarea's caret to the start of 1-based `line` and focuses it.
 fn jump_to_line(area: &NodeRef, text: &str, line: usize) {
     let Some(area) = area.cast::<HtmlTextAreaElement>() else {
@@ -35,9 +41,8 @@ fn jump_to_line(area: &NodeRef, text: &str, line: usize) {
     let offset = u32::try_from(offset).unwrap_or(0);
     let _ = area.focus();
     let _ = area.set_selection_range(offset, offset);
-    // Roughly scroll the line into view (the textarea has a fixed line height).
-    let line_height = 18.0;
-    area.set_scroll_top(((line.saturating_sub(3)) as f64 * line_height) as i32);
+    // Scroll the line into view (the textarea has a fixed line height and does not wrap).
+    area.set_scroll_top(((line.saturating_sub(3)) as f64 * LINE_HEIGHT) as i32);
 }
 
 /// The editor column.
@@ -75,6 +80,28 @@ pub fn editor(props: &EditorProps) -> Html {
         })
     };
     let on_dragover = Callback::from(|event: DragEvent| event.prevent_default());
+    let gutter = use_node_ref();
+    let on_scroll = {
+        let area = area.clone();
+        let gutter = gutter.clone();
+        Callback::from(move |_: Event| {
+            if let (Some(area), Some(gutter)) = (
+                area.cast::<HtmlTextAreaElement>(),
+                gutter.cast::<web_sys::HtmlElement>(),
+            ) {
+                gutter.set_scroll_top(area.scroll_top());
+            }
+        })
+    };
+    let line_count = props.text.bytes().filter(|b| *b == b'\n').count() + 1;
+    let numbers = use_memo(line_count, |count| {
+        let mut numbers = String::with_capacity(count * 5);
+        for n in 1..=*count {
+            numbers.push_str(&n.to_string());
+            numbers.push('\n');
+        }
+        numbers
+    });
     let analysis = &props.analysis.0;
     let issue = |issue: &Issue, kind: &'static str| {
         let line = issue.line;
@@ -88,10 +115,42 @@ pub fn editor(props: &EditorProps) -> Html {
         html! {
             <li class={kind}>
                 <button class="link issue-line" {onclick} disabled={line.is_none()}>
-                    { line.map_or_else(|| "—".to_string(), |l| format!("line {l}")) }
+                    { match (line, issue.column) {
+                        (Some(l), Some(c)) => format!("line {l}:{c}"),
+                        (Some(l), None) => format!("line {l}"),
+                        _ => "—".to_string(),
+                    } }
                 </button>
                 <span class="issue-message">{ issue.message.clone() }</span>
             </li>
+        }
+    };
+    // One mark per line with issues (errors win over warnings), in the gutter at that line.
+    let mut marks: std::collections::BTreeMap<usize, (&'static str, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    for (kind, issues) in [("warning", &analysis.warnings), ("error", &analysis.errors)] {
+        for i in issues.iter() {
+            if let Some(line) = i.line.filter(|l| *l <= line_count) {
+                let mark = marks.entry(line).or_insert((kind, Vec::new()));
+                mark.0 = if kind == "error" { kind } else { mark.0 };
+                mark.1.push(i.message.clone());
+            }
+        }
+    }
+    let mark = |line: usize, kind: &'static str, messages: &[String]| {
+        let area = area.clone();
+        let text = props.text.clone();
+        let label = format!(
+            "{} on line {line}: {}",
+            if kind == "error" { "Error" } else { "Warning" },
+            messages.join(" · ")
+        );
+        html! {
+            <button class={classes!("mark", kind)} data-line={line.to_string()} title={label.clone()} aria-label={label}
+                style={format!("top:{}px", (line - 1) as f64 * LINE_HEIGHT)}
+                onclick={Callback::from(move |_| jump_to_line(&area, &text, line))}>
+                { line }
+            </button>
         }
     };
     let hint = props
@@ -112,9 +171,17 @@ pub fn editor(props: &EditorProps) -> Html {
                 { hint.unwrap_or("Your own text: paste or drop manifests and snapshots (anything the CLI reads).") }
             </p>
             <label for="input" class="visually-hidden">{ "Manifests and cluster snapshot (YAML or JSON)" }</label>
-            <textarea id="input" ref={area.clone()} spellcheck="false" value={props.text.clone()}
-                oninput={on_input} ondrop={on_drop} ondragover={on_dragover}
-                aria-describedby="issues" />
+            <div class="editor-box">
+                <div class="gutter" ref={gutter}>
+                    <pre class="numbers" aria-hidden="true">{ (*numbers).clone() }</pre>
+                    <div class="marks" aria-label="Lines with load errors or warnings">
+                        { for marks.iter().map(|(line, (kind, messages))| mark(*line, kind, messages)) }
+                    </div>
+                </div>
+                <textarea id="input" ref={area.clone()} spellcheck="false" wrap="off" value={props.text.clone()}
+                    oninput={on_input} ondrop={on_drop} ondragover={on_dragover} onscroll={on_scroll}
+                    aria-describedby="issues" />
+            </div>
             <ul id="issues" class="issues" aria-live="polite">
                 { for analysis.errors.iter().map(|i| issue(i, "error")) }
                 { for analysis.warnings.iter().map(|i| issue(i, "warning")) }

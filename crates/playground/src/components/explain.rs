@@ -2,14 +2,16 @@
 //! rejected, the selected node's verdict and scores, the spread arithmetic drawn as bars, and the
 //! controls that rewrite the selected constraint in the text.
 
-use spreadlab_engine::PluginName;
-use spreadlab_engine::scheduler::{NodeVerdict, PodDecision, SpreadExplanation};
+use spreadlab_engine::scheduler::{
+    AffinityRule, Explanation, NodeVerdict, Options, PodDecision, SpreadExplanation,
+};
+use spreadlab_engine::{Code, PluginName};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::app::{Dispatch, Shared};
 use crate::edit::{self, Field};
-use crate::model::Analysis;
+use crate::model::{self, Analysis, CHART_DOMAINS, FilterStep};
 use crate::state::Action;
 
 /// Props of [`ExplainPanel`].
@@ -74,6 +76,25 @@ fn node_detail(decision: &PodDecision, node: &str) -> Html {
         <div class="node-detail" id="node-detail">
             <h3>{ format!("{} for this pod", node) }</h3>
             <p>{ format!("Filter: {} — {}", verdict.filter.code.as_str(), verdict_text(verdict)) }</p>
+            if let Some(steps) = decision.explanation.as_ref()
+                .and_then(|e| model::filter_steps(&Options::default().profile.filters, e, node)) {
+                <table class="verdicts" id="filter-steps">
+                    <caption>{ "Filter plugins in profile order (the scheduler stops at the first failure)" }</caption>
+                    <thead><tr><th scope="col">{ "plugin" }</th><th scope="col">{ "verdict" }</th></tr></thead>
+                    <tbody>
+                    { for steps.iter().map(|(plugin, step)| html! {
+                        <tr class={classes!(matches!(step, FilterStep::Failed(_)).then_some("rejected"))} data-plugin={plugin.to_string()}>
+                            <td>{ plugin.to_string() }</td>
+                            <td>{ match step {
+                                FilterStep::Passed => "passed".to_string(),
+                                FilterStep::Failed(reason) => format!("failed — {reason}"),
+                                FilterStep::NotRun => "not run".to_string(),
+                            } }</td>
+                        </tr>
+                    }) }
+                    </tbody>
+                </table>
+            }
             if !verdict.scores.is_empty() {
                 <table class="verdicts">
                     <thead><tr><th scope="col">{ "plugin" }</th><th scope="col">{ "raw" }</th><th scope="col">{ "normalized" }</th><th scope="col">{ "weighted" }</th></tr></thead>
@@ -116,18 +137,25 @@ fn spread_chart(
     decision: &PodDecision,
     spread: &SpreadExplanation,
     index: usize,
+    selected_node: Option<&str>,
 ) -> Html {
     let self_match = i64::from(spread.self_match);
-    let limit = spread.global_minimum + i64::from(spread.max_skew);
-    let top = spread
-        .domains
-        .values()
-        .map(|c| c + self_match)
+    let limit = spread.limit;
+    let candidate = decision
+        .node
+        .as_deref()
+        .or(selected_node)
+        .and_then(|n| model::node_domain(analysis, n, &spread.topology_key));
+    let chart = model::chart_domains(spread, candidate.as_deref(), CHART_DOMAINS);
+    let top = chart
+        .shown
+        .iter()
+        .map(|(_, c)| c + self_match)
         .chain([limit, 1])
         .max()
         .unwrap_or(1)
         + 1;
-    let domains: Vec<(&String, &i64)> = spread.domains.iter().take(24).collect();
+    let domains: Vec<(&String, &i64)> = chart.shown.iter().map(|(d, c)| (d, c)).collect();
     // Bars on the left, line labels in a margin on the right.
     let width = 320.0;
     let plot = 236.0;
@@ -174,13 +202,86 @@ fn spread_chart(
                 <line class="minimum" x1="0" x2={plot.to_string()} y1={y(spread.global_minimum).to_string()} y2={y(spread.global_minimum).to_string()} />
                 <text class="line-label" x={(plot + 4.0).to_string()} y={(y(spread.global_minimum) + 10.0).to_string()}>{ format!("global min {}", spread.global_minimum) }</text>
                 <line class="limit" x1="0" x2={plot.to_string()} y1={y(limit).to_string()} y2={y(limit).to_string()} />
-                <text class="line-label limit-label" x={(plot + 4.0).to_string()} y={(y(limit) - 2.0).to_string()}>{ format!("limit {limit}") }</text>
+                <text class="line-label limit-label" x={(plot + 4.0).to_string()} y={(y(limit) - 2.0).to_string()} data-limit={limit.to_string()}>{ format!("limit {limit}") }</text>
                 <text class="line-label" x={(plot + 4.0).to_string()} y={(y(limit) + 8.0).to_string()}>{ "= min + maxSkew" }</text>
             </svg>
+            if chart.hidden > 0 {
+                <p class="muted more-domains">{ format!("{} more domain(s) not drawn (shown: {}{}the fewest and the fullest).",
+                    chart.hidden, CHART_DOMAINS, candidate.as_ref().map(|c| format!(" incl. the candidate {c}, ")).unwrap_or_else(|| ", ".into())) }</p>
+            }
             <p class="formula">{ format!("A domain is allowed when its count{} − {} ≤ {}.",
                 if spread.self_match { " + 1 (the pod matches its own selector)" } else { "" },
                 spread.global_minimum, spread.max_skew) }</p>
         </figure>
+    }
+}
+
+/// PreFilter plugins that rejected the pod (then no node is filtered at all).
+fn pre_filter_view(explanation: &Explanation) -> Html {
+    let rejected: Vec<_> = explanation
+        .pre_filter
+        .iter()
+        .filter(|(_, s)| !s.is_success() && s.code != Code::Skip)
+        .collect();
+    if rejected.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="pre-filter" id="pre-filter">
+            <h3>{ "Rejected in PreFilter (before any node was checked)" }</h3>
+            <ul>{ for rejected.iter().map(|(plugin, status)| html! {
+                <li>{ format!("{plugin}: {} — {}", status.code.as_str(), status.message()) }</li>
+            }) }</ul>
+        </div>
+    }
+}
+
+/// Soft (ScheduleAnyway) spread constraints: the counts scoring used (they never reject).
+fn soft_spread_view(explanation: &Explanation) -> Html {
+    if explanation.soft_spread.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="soft-spread" id="soft-spread">
+            <h3>{ "ScheduleAnyway spread (scores only, never rejects)" }</h3>
+            { for explanation.soft_spread.iter().map(|s| {
+                let (shown, hidden) = model::bounded(s.domains.len(), CHART_DOMAINS);
+                html! {
+                    <p>{ format!("{} (maxSkew {}, {}): matching pods per domain {}{} — fewer scores higher.",
+                        s.topology_key, s.max_skew, s.selector,
+                        s.domains.iter().take(shown).map(|(d, c)| format!("{d}: {c}")).collect::<Vec<_>>().join(", "),
+                        if hidden > 0 { format!(" (+{hidden} more)") } else { String::new() }) }</p>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// The required pod (anti-)affinity terms and the existing pods that matched them.
+fn affinity_view(explanation: &Explanation) -> Html {
+    if explanation.affinity.is_empty() {
+        return html! {};
+    }
+    html! {
+        <div class="affinity" id="affinity">
+            <h3>{ "Required pod (anti-)affinity" }</h3>
+            { for explanation.affinity.iter().map(|a| html! {
+                <div class="term">
+                    <p>{ format!("{} on {} ({}): {} matching pod(s)",
+                        match a.rule {
+                            AffinityRule::Affinity => "Affinity term".to_string(),
+                            AffinityRule::AntiAffinity => "Anti-affinity term".to_string(),
+                            AffinityRule::ExistingAntiAffinity => format!("Anti-affinity of {}", a.owner.clone().unwrap_or_default()),
+                        },
+                        a.topology_key, a.selector, a.match_count) }</p>
+                    <ul>{ for a.matches.iter().map(|(pod, node, value)| html! {
+                        <li>{ format!("{pod} on {node}{}", value.as_ref().map(|v| format!(" ({}={v})", a.topology_key)).unwrap_or_default()) }</li>
+                    }) }
+                    if a.match_count > a.matches.len() { <li class="muted">{ format!("… {} more", a.match_count - a.matches.len()) }</li> }
+                    </ul>
+                </div>
+            }) }
+        </div>
     }
 }
 
@@ -343,9 +444,29 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
                     <p class="message-label">{ if decision.node.is_some() { "First attempt:" } else { "Pending — kube-scheduler's message:" } }</p>
                     <pre id="pod-message-text" class="message">{ message.clone() }</pre>
                 }
+                if let Some(samples) = decision.real_scheduler_samples {
+                    <p class="muted" id="samples-note">{ format!("The real scheduler stops after finding {samples} feasible nodes (percentageOfNodesToScore) and scores only those; spreadlab evaluates all {} and found {} feasible.", analysis.node_count, decision.feasible_nodes) }</p>
+                }
+                if let Some(preemption) = &decision.preemption {
+                    <div class="preemption" id="preemption">
+                        <h3>{ "Preemption" }</h3>
+                        <p>{ format!("Nominated node {}; evicts {} victim(s){}.", preemption.nominated_node, preemption.victims.len(),
+                            if preemption.pdb_violations > 0 { format!(", {} of them against a PodDisruptionBudget", preemption.pdb_violations) } else { String::new() }) }</p>
+                        <ul>{ for preemption.victims.iter().map(|v| html! { <li>{ v.clone() }</li> }) }</ul>
+                        if preemption.tied_candidates.len() > 1 {
+                            <p class="muted">{ format!("Tied candidates (the real scheduler may nominate any): {}", preemption.tied_candidates.join(", ")) }</p>
+                        }
+                        if preemption.candidates_sampled {
+                            <p class="muted">{ format!("{} candidate nodes: the real scheduler examines only a random subset, so it may nominate another node.", preemption.candidates) }</p>
+                        }
+                    </div>
+                }
                 if let Some(node) = &props.selected_node { { node_detail(decision, node) } }
                 if let Some(explanation) = &decision.explanation {
-                    { for explanation.spread.iter().enumerate().map(|(i, s)| spread_chart(analysis, decision, s, i)) }
+                    { pre_filter_view(explanation) }
+                    { for explanation.spread.iter().enumerate().map(|(i, s)| spread_chart(analysis, decision, s, i, props.selected_node.as_deref())) }
+                    { soft_spread_view(explanation) }
+                    { affinity_view(explanation) }
                 }
                 { node_table(decision) }
             </div>

@@ -1,18 +1,21 @@
 //! What-if: fail a zone or node (removed or unreachable), step through a rollout, capacity
 //! headroom, tie-break risk and lint findings. Every figure comes from `spreadlab_engine::analysis`.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
+use spreadlab_engine::analysis::capacity::CapacityReport;
 use spreadlab_engine::analysis::failure::{self, Domain, FailureMode, FailureReport};
+use spreadlab_engine::analysis::lint::Finding;
 use spreadlab_engine::analysis::rollout::{self, Assumptions, RolloutReport};
 use spreadlab_engine::analysis::{self, Workload, capacity, lint, tie_break};
 use spreadlab_engine::scheduler::Options;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::app::{Dispatch, Shared};
+use crate::app::{Dispatch, Shared, now_ms};
 use crate::model::Analysis;
-use crate::state::{Action, FailMode, FailTarget};
+use crate::state::{Action, FailMode, FailTarget, WhatIfView};
 
 /// Props of [`WhatIfPanel`].
 #[derive(Properties, PartialEq)]
@@ -25,8 +28,81 @@ pub struct WhatIfProps {
     pub mode: FailMode,
     /// Rollout timeline position.
     pub rollout_step: usize,
+    /// Which analysis is shown (the only one computed).
+    pub view: WhatIfView,
+    /// Results kept across re-renders and tab switches.
+    pub cache: Cache,
     /// Dispatch.
     pub dispatch: Dispatch,
+}
+
+/// One kept result: the text (and parameters) it is for, the result, and its time in ms.
+type Slot<K, T> = Option<(Rc<str>, K, Rc<T>, f64)>;
+
+/// The What-if results, each kept for the scenario text and parameters it was computed for, so
+/// only the analysis on screen runs, once per (text, parameters).
+#[derive(Default)]
+pub struct WhatIfCache {
+    failure: Slot<(FailTarget, FailMode), FailureReport>,
+    rollout: Slot<(), Vec<RolloutReport>>,
+    capacity: Slot<(), Vec<CapacityReport>>,
+    lint: Slot<(), Vec<Finding>>,
+}
+
+/// The shared cache handle (compared by identity).
+#[derive(Clone, Default)]
+pub struct Cache(pub Rc<RefCell<WhatIfCache>>);
+
+impl PartialEq for Cache {
+    fn eq(&self, other: &Cache) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The kept result for (`text`, `key`), or `compute`'s, timed and kept.
+fn cached<K: PartialEq, T>(
+    slot: &mut Slot<K, T>,
+    text: &Rc<str>,
+    key: K,
+    compute: impl FnOnce() -> T,
+) -> (Rc<T>, f64) {
+    if let Some((t, k, value, ms)) = slot.as_ref()
+        && (Rc::ptr_eq(t, text) || **t == **text)
+        && *k == key
+    {
+        return (value.clone(), *ms);
+    }
+    let started = now_ms();
+    let value = Rc::new(compute());
+    let ms = now_ms() - started;
+    *slot = Some((text.clone(), key, value.clone(), ms));
+    (value, ms)
+}
+
+fn capacity_reports(analysis: &Analysis) -> Vec<CapacityReport> {
+    let options = Options::default();
+    let workloads = workloads(analysis);
+    let settled = analysis::settle(&analysis.loaded.cluster, &workloads, &options);
+    (0..workloads.len())
+        .map(|i| {
+            let hpa = analysis
+                .loaded
+                .hpa_for(&analysis.loaded.workloads[i])
+                .map(|h| usize::try_from(h.max_replicas).unwrap_or(0));
+            capacity::capacity(&settled, &workloads, i, CAPACITY_BOUND, hpa, &options)
+        })
+        .collect()
+}
+
+fn lint_findings(analysis: &Analysis) -> Vec<Finding> {
+    let loaded = &analysis.loaded;
+    let deployments: Vec<_> = loaded.workloads.iter().map(|w| w.rollout.clone()).collect();
+    lint::lint(
+        &loaded.cluster,
+        &workloads(analysis),
+        &deployments,
+        &Options::default(),
+    )
 }
 
 /// How many clones capacity tries at most.
@@ -157,169 +233,222 @@ fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Htm
     }
 }
 
-/// The What-if panel.
+/// The What-if panel: a row of views, and only the open one is computed.
 #[function_component(WhatIfPanel)]
 pub fn whatif_panel(props: &WhatIfProps) -> Html {
     let analysis = props.analysis.clone();
-    let failure = use_memo(
-        (analysis.clone(), props.fail.clone(), props.mode),
-        |(analysis, fail, mode)| fail.as_ref().map(|t| failure_report(&analysis.0, t, *mode)),
-    );
-    let rollouts = use_memo(analysis.clone(), |analysis| rollout_reports(&analysis.0));
-    let capacities = use_memo(analysis.clone(), |analysis| {
-        let options = Options::default();
-        let workloads = workloads(&analysis.0);
-        let settled = analysis::settle(&analysis.0.loaded.cluster, &workloads, &options);
-        (0..workloads.len())
-            .map(|i| {
-                let hpa = analysis
-                    .0
-                    .loaded
-                    .hpa_for(&analysis.0.loaded.workloads[i])
-                    .map(|h| usize::try_from(h.max_replicas).unwrap_or(0));
-                capacity::capacity(&settled, &workloads, i, CAPACITY_BOUND, hpa, &options)
-            })
-            .collect::<Vec<_>>()
-    });
-    let findings = use_memo(analysis.clone(), |analysis| {
-        let loaded = &analysis.0.loaded;
-        let deployments: Vec<_> = loaded.workloads.iter().map(|w| w.rollout.clone()).collect();
-        lint::lint(
-            &loaded.cluster,
-            &workloads(&analysis.0),
-            &deployments,
-            &Options::default(),
-        )
-    });
-    let risk = use_state(|| None::<(Shared, Rc<Vec<tie_break::RiskReport>>)>);
-    let risk_current = risk
-        .as_ref()
-        .filter(|(a, _)| *a == analysis)
-        .map(|(_, r)| r.clone());
-    let run_risk = {
-        let risk = risk.clone();
-        let analysis = analysis.clone();
-        Callback::from(move |_| {
-            let reports = tie_break::tie_break_risk(
-                &analysis.0.loaded.cluster,
-                &workloads(&analysis.0),
-                RISK_RUNS,
-                &Options::default(),
-            );
-            risk.set(Some((analysis.clone(), Rc::new(reports))));
-        })
-    };
+    let a = &analysis.0;
+    let text = a.text.clone();
     let dispatch = props.dispatch.clone();
-    let fail_zone = |zone: String| {
-        let dispatch = dispatch.clone();
-        let selected = props.fail == Some(FailTarget::Zone(zone.clone()));
-        let label = format!("Fail {zone}");
-        let attr = zone.clone();
-        html! {
-            <button class={classes!("fail", selected.then_some("active"))} data-fail-zone={attr} aria-pressed={selected.to_string()}
-                onclick={Callback::from(move |_| dispatch.dispatch(Action::Fail(if selected { None } else { Some(FailTarget::Zone(zone.clone())) })))}>
-                { label }
-            </button>
+    let risk = use_state(|| None::<(Shared, Rc<Vec<tie_break::RiskReport>>, f64)>);
+    let views = [
+        (WhatIfView::Failure, "Failure", "wi-failure"),
+        (WhatIfView::Rollout, "Rollout", "wi-rollout"),
+        (WhatIfView::Capacity, "Capacity", "wi-capacity"),
+        (WhatIfView::Risk, "Tie-break risk", "wi-risk"),
+        (WhatIfView::Lint, "Lint", "wi-lint"),
+    ];
+    let nav = html! {
+        <div class="subtabs" role="group" aria-label="What-if analyses">
+            { for views.iter().map(|(view, label, id)| {
+                let dispatch = dispatch.clone();
+                let view = *view;
+                let selected = props.view == view;
+                html! {
+                    <button id={*id} class={classes!("subtab", selected.then_some("active"))} aria-pressed={selected.to_string()}
+                        onclick={Callback::from(move |_| dispatch.dispatch(Action::ShowWhatIf(view)))}>{ *label }</button>
+                }
+            }) }
+        </div>
+    };
+    let timed = |ms: f64, body: Html| {
+        html! { <div class="whatif-body" data-ms={format!("{ms:.1}")}>{ body }</div> }
+    };
+    let content = match props.view {
+        WhatIfView::Failure => {
+            let fail_zone = |zone: String| {
+                let dispatch = dispatch.clone();
+                let selected = props.fail == Some(FailTarget::Zone(zone.clone()));
+                let label = format!("Fail {zone}");
+                let attr = zone.clone();
+                html! {
+                    <button class={classes!("fail", selected.then_some("active"))} data-fail-zone={attr} aria-pressed={selected.to_string()}
+                        onclick={Callback::from(move |_| dispatch.dispatch(Action::Fail(if selected { None } else { Some(FailTarget::Zone(zone.clone())) })))}>
+                        { label }
+                    </button>
+                }
+            };
+            let mode_select = {
+                let dispatch = dispatch.clone();
+                Callback::from(move |e: Event| {
+                    let select: HtmlSelectElement = e.target_unchecked_into();
+                    dispatch.dispatch(Action::SetFailMode(if select.value() == "unreachable" {
+                        FailMode::Unreachable
+                    } else {
+                        FailMode::Removed
+                    }));
+                })
+            };
+            let node_select = {
+                let dispatch = dispatch.clone();
+                Callback::from(move |e: Event| {
+                    let select: HtmlSelectElement = e.target_unchecked_into();
+                    let value = select.value();
+                    dispatch.dispatch(Action::Fail(
+                        (!value.is_empty()).then_some(FailTarget::Node(value)),
+                    ));
+                })
+            };
+            let failed_node = match &props.fail {
+                Some(FailTarget::Node(n)) => n.clone(),
+                _ => String::new(),
+            };
+            let (report, ms) = match &props.fail {
+                Some(target) => {
+                    let (report, ms) = cached(
+                        &mut props.cache.0.borrow_mut().failure,
+                        &text,
+                        (target.clone(), props.mode),
+                        || failure_report(a, target, props.mode),
+                    );
+                    (Some(report), ms)
+                }
+                None => (None, 0.0),
+            };
+            timed(
+                ms,
+                html! {
+                    <section aria-labelledby="h-fail">
+                        <h2 id="h-fail">{ "Fail a zone or node" }</h2>
+                        <div class="row">
+                            <label for="fail-mode">{ "Mode " }
+                                <select id="fail-mode" onchange={mode_select}>
+                                    <option value="removed" selected={props.mode == FailMode::Removed}>{ "removed from the cluster" }</option>
+                                    <option value="unreachable" selected={props.mode == FailMode::Unreachable}>{ "unreachable (tainted, still counted)" }</option>
+                                </select>
+                            </label>
+                        </div>
+                        <div class="row">{ for a.zones.iter().map(|z| fail_zone(z.name.clone())) }</div>
+                        <label for="fail-node">{ "or a node " }
+                            <select id="fail-node" onchange={node_select}>
+                                <option value="" selected={failed_node.is_empty()}>{ "—" }</option>
+                                { for a.loaded.cluster.nodes.iter().map(|n| html! { <option value={n.name.clone()} selected={n.name == failed_node}>{ n.name.clone() }</option> }) }
+                            </select>
+                        </label>
+                        { report.as_deref().map(failure_view).unwrap_or_default() }
+                    </section>
+                },
+            )
+        }
+        WhatIfView::Rollout => {
+            let (rollouts, ms) = cached(&mut props.cache.0.borrow_mut().rollout, &text, (), || {
+                rollout_reports(a)
+            });
+            timed(
+                ms,
+                html! {
+                    <section aria-labelledby="h-rollout">
+                        <h2 id="h-rollout">{ "Rollout" }</h2>
+                        if rollouts.is_empty() { <p class="muted">{ "No Deployment or StatefulSet to roll out." }</p> }
+                        { for rollouts.iter().map(|r| rollout_view(r, props.rollout_step, &props.dispatch)) }
+                    </section>
+                },
+            )
+        }
+        WhatIfView::Capacity => {
+            let (capacities, ms) =
+                cached(&mut props.cache.0.borrow_mut().capacity, &text, (), || {
+                    capacity_reports(a)
+                });
+            timed(
+                ms,
+                html! {
+                    <section aria-labelledby="h-capacity">
+                        <h2 id="h-capacity">{ "Capacity headroom" }</h2>
+                        <ul id="capacity">
+                        { for capacities.iter().map(|c| html! {
+                            <li>{ format!("{}: {} more replica(s) fit{}{}", c.workload, c.additional,
+                                if c.bounded { format!(" (stopped at {CAPACITY_BOUND})") } else { String::new() },
+                                c.limit.map(|l| format!("; then limited by {}", l.as_str())).unwrap_or_default()) }
+                                if let Some(m) = &c.message { <pre class="message">{ m.clone() }</pre> }
+                            </li>
+                        }) }
+                        </ul>
+                    </section>
+                },
+            )
+        }
+        WhatIfView::Risk => {
+            let current = risk
+                .as_ref()
+                .filter(|(r, _, _)| *r == analysis)
+                .map(|(_, r, ms)| (r.clone(), *ms));
+            let run_risk = {
+                let risk = risk.clone();
+                let analysis = analysis.clone();
+                Callback::from(move |_| {
+                    let started = now_ms();
+                    let reports = tie_break::tie_break_risk(
+                        &analysis.0.loaded.cluster,
+                        &workloads(&analysis.0),
+                        RISK_RUNS,
+                        &Options::default(),
+                    );
+                    risk.set(Some((
+                        analysis.clone(),
+                        Rc::new(reports),
+                        now_ms() - started,
+                    )));
+                })
+            };
+            timed(
+                current.as_ref().map_or(0.0, |c| c.1),
+                html! {
+                    <section aria-labelledby="h-risk">
+                        <h2 id="h-risk">{ "Tie-break risk" }</h2>
+                        <button id="run-risk" onclick={run_risk}>{ format!("Run {RISK_RUNS} seeded tie-breaks") }</button>
+                        if let Some((reports, _)) = current {
+                            <ul id="risk">
+                            { for reports.iter().map(|r| html! {
+                                <li>{ format!("{}: most per node {} · most per zone {} · runs losing over half to one node {} / one zone {} · runs with Pending {} (of {})",
+                                    r.workload,
+                                    r.max_per_node.keys().max().copied().unwrap_or(0),
+                                    r.max_per_zone.keys().max().copied().unwrap_or(0),
+                                    r.node_loss_over_half, r.zone_loss_over_half, r.runs_with_pending, r.runs) }</li>
+                            }) }
+                            </ul>
+                        }
+                    </section>
+                },
+            )
+        }
+        WhatIfView::Lint => {
+            let (findings, ms) = cached(&mut props.cache.0.borrow_mut().lint, &text, (), || {
+                lint_findings(a)
+            });
+            timed(
+                ms,
+                html! {
+                    <section aria-labelledby="h-lint">
+                        <h2 id="h-lint">{ "Lint" }</h2>
+                        if findings.is_empty() { <p class="muted" id="lint">{ "No findings." }</p> }
+                        <ul id="lint-findings">
+                        { for findings.iter().map(|f| html! {
+                            <li class={f.severity.as_str()}>
+                                <strong>{ format!("{} ({})", f.rule, f.severity.as_str()) }</strong>{ format!(" {}: {}", f.workload, f.message) }
+                                if let Some(rule) = lint::rule(f.rule) { <p class="muted">{ format!("Fix: {}", rule.fix) }</p> }
+                            </li>
+                        }) }
+                        </ul>
+                    </section>
+                },
+            )
         }
     };
-    let mode_select = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            dispatch.dispatch(Action::SetFailMode(if select.value() == "unreachable" {
-                FailMode::Unreachable
-            } else {
-                FailMode::Removed
-            }));
-        })
-    };
-    let node_select = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |e: Event| {
-            let select: HtmlSelectElement = e.target_unchecked_into();
-            let value = select.value();
-            dispatch.dispatch(Action::Fail(
-                (!value.is_empty()).then_some(FailTarget::Node(value)),
-            ));
-        })
-    };
-    let a = &analysis.0;
-    let node_names: Vec<String> = a
-        .loaded
-        .cluster
-        .nodes
-        .iter()
-        .map(|n| n.name.clone())
-        .collect();
-    let failed_node = match &props.fail {
-        Some(FailTarget::Node(n)) => n.clone(),
-        _ => String::new(),
-    };
     html! {
-        <div class="whatif">
-            <section aria-labelledby="h-fail">
-                <h2 id="h-fail">{ "Fail a zone or node" }</h2>
-                <div class="row">
-                    <label for="fail-mode">{ "Mode " }
-                        <select id="fail-mode" onchange={mode_select}>
-                            <option value="removed" selected={props.mode == FailMode::Removed}>{ "removed from the cluster" }</option>
-                            <option value="unreachable" selected={props.mode == FailMode::Unreachable}>{ "unreachable (tainted, still counted)" }</option>
-                        </select>
-                    </label>
-                </div>
-                <div class="row">{ for a.zones.iter().map(|z| fail_zone(z.name.clone())) }</div>
-                <label for="fail-node">{ "or a node " }
-                    <select id="fail-node" onchange={node_select}>
-                        <option value="" selected={failed_node.is_empty()}>{ "—" }</option>
-                        { for node_names.iter().map(|n| html! { <option value={n.clone()} selected={*n == failed_node}>{ n.clone() }</option> }) }
-                    </select>
-                </label>
-                { (*failure).as_ref().map(failure_view).unwrap_or_default() }
-            </section>
-            <section aria-labelledby="h-rollout">
-                <h2 id="h-rollout">{ "Rollout" }</h2>
-                if rollouts.is_empty() { <p class="muted">{ "No Deployment or StatefulSet to roll out." }</p> }
-                { for rollouts.iter().map(|r| rollout_view(r, props.rollout_step, &props.dispatch)) }
-            </section>
-            <section aria-labelledby="h-capacity">
-                <h2 id="h-capacity">{ "Capacity headroom" }</h2>
-                <ul id="capacity">
-                { for capacities.iter().map(|c| html! {
-                    <li>{ format!("{}: {} more replica(s) fit{}{}", c.workload, c.additional,
-                        if c.bounded { format!(" (stopped at {CAPACITY_BOUND})") } else { String::new() },
-                        c.limit.map(|l| format!("; then limited by {}", l.as_str())).unwrap_or_default()) }
-                        if let Some(m) = &c.message { <pre class="message">{ m.clone() }</pre> }
-                    </li>
-                }) }
-                </ul>
-            </section>
-            <section aria-labelledby="h-risk">
-                <h2 id="h-risk">{ "Tie-break risk" }</h2>
-                <button id="run-risk" onclick={run_risk}>{ format!("Run {RISK_RUNS} seeded tie-breaks") }</button>
-                if let Some(reports) = risk_current {
-                    <ul id="risk">
-                    { for reports.iter().map(|r| html! {
-                        <li>{ format!("{}: most per node {} · most per zone {} · runs losing over half to one node {} / one zone {} · runs with Pending {} (of {})",
-                            r.workload,
-                            r.max_per_node.keys().max().copied().unwrap_or(0),
-                            r.max_per_zone.keys().max().copied().unwrap_or(0),
-                            r.node_loss_over_half, r.zone_loss_over_half, r.runs_with_pending, r.runs) }</li>
-                    }) }
-                    </ul>
-                }
-            </section>
-            <section aria-labelledby="h-lint">
-                <h2 id="h-lint">{ "Lint" }</h2>
-                if findings.is_empty() { <p class="muted" id="lint">{ "No findings." }</p> }
-                <ul id="lint-findings">
-                { for findings.iter().map(|f| html! {
-                    <li class={f.severity.as_str()}>
-                        <strong>{ format!("{} ({})", f.rule, f.severity.as_str()) }</strong>{ format!(" {}: {}", f.workload, f.message) }
-                        if let Some(rule) = lint::rule(f.rule) { <p class="muted">{ format!("Fix: {}", rule.fix) }</p> }
-                    </li>
-                }) }
-                </ul>
-            </section>
+        <div class="whatif" id="whatif">
+            { nav }
+            { content }
         </div>
     }
 }
