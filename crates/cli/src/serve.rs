@@ -8,8 +8,8 @@
 //!   JSON string, or a whole AdmissionRequest) to a `ProviderResponse` whose item values are
 //!   `{"allowed", "message", "warnings"}`;
 //! - `POST /validate`: an `AdmissionReview` (answered with an `AdmissionReview`), or
-//!   `{"object": ..., "oldObject": ..., "operation": ...}` (Kyverno's `apiCall` data) answered
-//!   with `{"allowed", "message", "warnings"}`;
+//!   `{"object", "oldObject", "operation", "namespace"}` (what `policies/kyverno/whatif.yaml`
+//!   posts; operation CREATE when absent) answered with `{"allowed", "message", "warnings"}`;
 //! - `GET /healthz`: the snapshot's files, object count and reload generation.
 //!
 //! Bounds: request headers 16 KiB, bodies `--max-body` bytes (413 past it), `--timeout` per
@@ -245,11 +245,7 @@ impl Service {
                             .map_err(|e| format!("request.keys[{i}]: not JSON: {e}"))
                     })
                     .map(|value| {
-                        let request = if value.get("object").is_some() {
-                            value
-                        } else {
-                            admission_request(value, None, "CREATE")
-                        };
+                        let request = key_request(value);
                         verdict(&decide(&request, &self.settings, cluster.as_ref()))
                     });
                 match answer {
@@ -303,12 +299,24 @@ impl Service {
                 json!({"error": "body: neither an AdmissionReview (`request`) nor `object`"}),
             );
         };
-        let operation = body
-            .get("operation")
-            .and_then(Value::as_str)
-            .unwrap_or("CREATE")
-            .to_owned();
-        let request = admission_request(object, body.get("oldObject").cloned(), &operation);
+        // Kyverno's what-if policy sends `request.operation`, `request.namespace` and
+        // `oldObject` (null on CREATE): an UPDATE is judged as one (its old revision's pods
+        // replaced), never as a CREATE.
+        let operation = match body.get("operation") {
+            None | Some(Value::Null) => String::from("CREATE"),
+            Some(Value::String(operation)) if operation.is_empty() => String::from("CREATE"),
+            Some(Value::String(operation)) => operation.clone(),
+            Some(_) => return (400, json!({"error": "operation: not a string"})),
+        };
+        let namespace = match body.get("namespace") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(namespace)) => Some(namespace.clone()).filter(|n| !n.is_empty()),
+            Some(_) => return (400, json!({"error": "namespace: not a string"})),
+        };
+        let mut request = admission_request(object, body.get("oldObject").cloned(), &operation);
+        if let Some(namespace) = namespace {
+            request["namespace"] = Value::from(namespace);
+        }
         (
             200,
             verdict(&decide(&request, &self.settings, cluster.as_ref())),
@@ -336,6 +344,35 @@ fn admission_request(object: Value, old_object: Option<Value>, operation: &str) 
         "object": object,
         "oldObject": old_object,
     })
+}
+
+/// The AdmissionRequest of one Gatekeeper key: a key with an `object` is an AdmissionRequest
+/// (what `policies/gatekeeper/whatif/template.yaml` sends: `input.review`'s kind, operation,
+/// namespace, name, object and oldObject), anything else the bare object (a CREATE). Gatekeeper's
+/// audit and `gator` review stored objects with no operation: those are judged as a CREATE, as
+/// is a request with no `kind` (taken from the object then).
+fn key_request(value: Value) -> Value {
+    if value.get("object").is_none() {
+        return admission_request(value, None, "CREATE");
+    }
+    let mut request = value;
+    let object = request.get("object").cloned().unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut request {
+        if map
+            .get("operation")
+            .is_none_or(|o| o.is_null() || o.as_str() == Some(""))
+        {
+            map.insert("operation".into(), Value::from("CREATE"));
+        }
+        if map.get("kind").is_none_or(Value::is_null) {
+            let derived = admission_request(object, None, "CREATE");
+            map.insert("kind".into(), derived["kind"].clone());
+        }
+        if map.get("namespace").is_some_and(|n| n.as_str() == Some("")) {
+            map.remove("namespace");
+        }
+    }
+    request
 }
 
 /// `{"allowed", "message", "warnings"}` of a decision (a mutation is allowed).

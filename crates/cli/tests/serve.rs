@@ -305,3 +305,93 @@ fn bad_certificate_or_snapshot_fails_at_start() {
     assert_eq!(output.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent.crt"));
 }
+
+fn analyses(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/analyses")
+        .join(name)
+}
+
+/// tests/analyses/rollout-gpu-busy.yaml's Deployment (three replicas, one per zone on three
+/// single-GPU nodes, all running) with `gpus` GPUs per replica.
+fn infer(gpus: &str) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "infer", "namespace": "default"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "infer"}},
+            "template": {"metadata": {"labels": {"app": "infer"}}, "spec": {
+                "containers": [{"name": "server", "image": "vllm/vllm-openai:v0.6.1",
+                    "resources": {"requests": {"cpu": "2", "memory": "8Gi", "nvidia.com/gpu": gpus},
+                                  "limits": {"nvidia.com/gpu": gpus}}}],
+                "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "infer"}}}]}}}
+    })
+}
+
+/// An UPDATE that changes the template to two GPUs per replica, as Kyverno's what-if policy
+/// (`policies/kyverno/whatif.yaml`: object, oldObject, operation, namespace) and Gatekeeper's
+/// (`policies/gatekeeper/whatif/template.yaml`: the admission request) send it. Derived from the
+/// scheduler's NodeResourcesFit filter (upstream pkg/scheduler/framework/plugins/noderesources/
+/// fit.go): after the rollout the old pods are gone and no node has two GPUs, so the three new
+/// replicas stay Pending. Judged as a CREATE, the three running pods would be its replicas.
+#[test]
+fn updates_are_judged_as_updates_on_both_endpoints() {
+    let server = start(
+        "update",
+        &analyses("rollout-gpu-busy.yaml"),
+        &["--max-body", "65536"],
+    );
+    let check = |answer: &Value| {
+        assert_eq!(answer["allowed"], false, "{answer}");
+        let message = answer["message"].as_str().unwrap();
+        assert!(
+            message.contains("3 of 3 replicas would stay Pending")
+                && message.contains("Insufficient nvidia.com/gpu"),
+            "{message}"
+        );
+    };
+    // Kyverno: oldObject is sent (null on CREATE).
+    let kyverno = json!({"object": infer("2"), "oldObject": infer("1"), "operation": "UPDATE", "namespace": "default"});
+    let (status, answer) = request(&server, "POST", "/validate", kyverno.to_string().as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    check(&answer);
+    // A no-op UPDATE (same template): the running pods are its replicas.
+    let same = json!({"object": infer("1"), "oldObject": infer("1"), "operation": "UPDATE", "namespace": "default"});
+    let (_, answer) = request(&server, "POST", "/validate", same.to_string().as_bytes());
+    assert_eq!(answer["allowed"], true, "{answer}");
+    // Kyverno on CREATE sends oldObject: null.
+    let create = json!({"object": infer("1"), "oldObject": null, "operation": "CREATE", "namespace": "default"});
+    let (status, answer) = request(&server, "POST", "/validate", create.to_string().as_bytes());
+    assert_eq!(
+        (status, &answer["allowed"]),
+        (200, &json!(true)),
+        "{answer}"
+    );
+
+    // Gatekeeper: the key is the admission request.
+    let key = json!({
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "operation": "UPDATE", "namespace": "default", "name": "infer",
+        "object": infer("2"), "oldObject": infer("1"),
+    })
+    .to_string();
+    // As Gatekeeper's audit sends it: no operation, no oldObject (a CREATE).
+    let audit = json!({
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "operation": "", "namespace": "default", "name": "infer",
+        "object": infer("1"), "oldObject": null,
+    })
+    .to_string();
+    let body = json!({
+        "apiVersion": "externaldata.gatekeeper.sh/v1beta1",
+        "kind": "ProviderRequest",
+        "request": {"keys": [key, audit]},
+    });
+    let (status, answer) = request(&server, "POST", "/gatekeeper", body.to_string().as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    let items = answer["response"]["items"].as_array().unwrap();
+    assert_eq!(items[0]["error"], "", "{answer}");
+    check(&items[0]["value"]);
+    assert_eq!(items[1]["error"], "", "{answer}");
+    assert_eq!(items[1]["value"]["allowed"], true, "{answer}");
+}
