@@ -257,9 +257,12 @@ pub fn evaluate(
     }
     let mut outcome = Outcome::default();
     let mut object = admission.object.clone();
-    if settings.mutate && mutate::mutate(&mut object, kind, settings) {
-        outcome.mutated = Some(object.clone());
-    }
+    // Recorded in the outcome once the object is known to be in scope (`gpuOnly` needs it
+    // loaded): an out-of-scope workload is never mutated.
+    let mutated = settings.mutate && mutate::mutate(&mut object, kind, settings);
+    // The checks judge the object as admitted (mutated): a rollout is a change of its template.
+    let rollout_candidate =
+        admission.operation == Operation::Update && admission.template_changed_in(&object);
 
     // The object alone: static checks, and whether it is in scope at all.
     let alone = spreadlab_k8s::load_values(
@@ -276,6 +279,9 @@ pub fn evaluate(
         // A Pod bound by its author (spec.nodeName) is not scheduled: nothing to check.
         Ok(None) => return Ok(outcome),
         Err(error) if validation_enforced => {
+            if mutated {
+                outcome.mutated = Some(object.clone());
+            }
             outcome.violations.push(format!(
                 "{}: [kubernetes-validation] {error}",
                 admission.describe()
@@ -284,11 +290,13 @@ pub fn evaluate(
         }
         Err(error) => return Err(Problem::Object(error)),
     };
+    // The mutation never touches resources, so the mutated template requests what the
+    // admitted one does.
     if settings.scope.gpu_only && !requests_any(&workload.template, &settings.scope.gpu_resources) {
-        return Ok(Outcome {
-            violations: Vec::new(),
-            ..outcome
-        });
+        return Ok(Outcome::default());
+    }
+    if mutated {
+        outcome.mutated = Some(object.clone());
     }
     let subject = admission.describe();
     for violation in static_violations(&workload.template, settings) {
@@ -323,7 +331,7 @@ pub fn evaluate(
         }
         Err(error) => return Err(Problem::Object(error)),
     };
-    for violation in cluster_violations(admission, workload, &loaded.cluster, settings) {
+    for violation in cluster_violations(workload, rollout_candidate, &loaded.cluster, settings) {
         outcome.violations.push(format!("{subject}: {violation}"));
     }
     Ok(outcome)
@@ -434,10 +442,11 @@ fn percent(part: usize, whole: usize) -> usize {
     (part * 100).checked_div(whole).unwrap_or(100)
 }
 
-/// Checks against the cluster.
+/// Checks against the cluster. `template_changed`: an UPDATE that changes the pod template of
+/// the object as admitted (after the mutation).
 fn cluster_violations(
-    admission: &Admission,
     workload: &Workload,
+    template_changed: bool,
     cluster: &Cluster,
     settings: &Settings,
 ) -> Vec<String> {
@@ -453,8 +462,7 @@ fn cluster_violations(
         ),
         _ => false,
     };
-    let rollout_update =
-        rolls_out && admission.operation == Operation::Update && admission.template_changed();
+    let rollout_update = rolls_out && template_changed;
     // The state after this change has rolled out: the running replicas (the old revision) are
     // replaced by new ones.
     let end_state = if rollout_update {

@@ -375,3 +375,79 @@ fn replica_set_template_change_keeps_its_pods() {
         "{message}"
     );
 }
+
+/// The rollout-gpu-busy UPDATE with neither revision carrying a spread constraint: a re-applied
+/// manifest of a workload created before the policy (no template change as sent).
+fn unspread_update() -> Value {
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    for side in ["object", "oldObject"] {
+        stored["request"][side]["spec"]["template"]["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("topologySpreadConstraints");
+    }
+    stored["request"]["object"] = stored["request"]["oldObject"].clone();
+    stored["settings"] =
+        json!({"mutate": true, "rejectPending": false, "rejectRolloutStall": true});
+    stored
+}
+
+/// The mutating variant judges the object it admits. tests/analyses/rollout-gpu-busy.yaml: every
+/// GPU busy, default strategy (maxSurge 1, maxUnavailable 0), so any template change stalls (the
+/// fixture's stated expectation). An UPDATE sent unchanged that the mutation gives a zone spread
+/// is a template change, so a rollout, and stalls; re-applying the un-mutated manifest of a
+/// workload the mutation had completed before is no template change, so no rollout.
+#[test]
+fn mutation_that_changes_the_template_is_a_rollout() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let stored = unspread_update();
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &cluster)).to_owned();
+    assert!(message.contains("would stall at step 0"), "{message}");
+
+    // The old revision as the mutation left it; the new one is the manifest without the spread.
+    let mut mutated_before = stored.clone();
+    let Decision::Mutate { object, .. } = decide_payload(
+        {
+            let mut create = stored.clone();
+            create["request"]["operation"] = json!("CREATE");
+            create["request"]["oldObject"] = Value::Null;
+            create["settings"] = json!({"mutate": true, "rejectPending": false});
+            create.to_string()
+        }
+        .as_bytes(),
+        &cluster,
+    ) else {
+        panic!("the CREATE is mutated");
+    };
+    mutated_before["request"]["oldObject"] = object;
+    mutated_before["request"]["object"]["spec"]["replicas"] = json!(3);
+    assert!(
+        matches!(
+            decide_payload(mutated_before.to_string().as_bytes(), &cluster),
+            Decision::Mutate { .. }
+        ),
+        "a re-applied manifest the mutation completes to the old template is no rollout"
+    );
+}
+
+/// `scope.gpuOnly`: a workload requesting no GPU is out of scope, so it is neither checked nor
+/// mutated; the same workload with a GPU request is mutated.
+#[test]
+fn out_of_scope_workloads_are_not_mutated() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let mut stored = unspread_update();
+    stored["request"]["operation"] = json!("CREATE");
+    stored["request"]["oldObject"] = Value::Null;
+    stored["settings"] =
+        json!({"mutate": true, "rejectPending": false, "scope": {"gpuOnly": true}});
+    assert!(matches!(
+        decide_payload(stored.to_string().as_bytes(), &cluster),
+        Decision::Mutate { .. }
+    ));
+    let container = &mut stored["request"]["object"]["spec"]["template"]["spec"]["containers"][0];
+    container["resources"] = json!({"requests": {"cpu": "1"}});
+    assert_eq!(
+        decide_payload(stored.to_string().as_bytes(), &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+}
