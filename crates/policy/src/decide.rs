@@ -392,7 +392,12 @@ fn static_violations(template: &Pod, settings: &Settings) -> Vec<String> {
 }
 
 /// Lists the cluster through the source: Nodes, bound Pods (not the admitted Pod itself),
-/// Namespaces, PriorityClasses, and PodDisruptionBudgets when a rule reads them.
+/// Namespaces, PriorityClasses, Services (their selectors only), and PodDisruptionBudgets when a
+/// rule reads them. No controllers: the pods placed are the admitted workload's, whose
+/// controller for `DefaultSelector` is the admitted object itself (the loader registers it; a
+/// Deployment's through its ReplicaSet). An admitted Pod owned by a ReplicaSet or StatefulSet
+/// (`scope.checkControlledObjects`) gets its default spread selector from the Services alone
+/// (the loader would adopt the Pod into a listed owner and place the owner instead).
 fn read_cluster(
     admission: &Admission,
     settings: &Settings,
@@ -425,10 +430,31 @@ fn read_cluster(
             .list(snapshot::PRIORITY_CLASS)
             .map_err(Problem::Cluster)?,
     );
+    values.extend(
+        cluster
+            .list(snapshot::SERVICE)
+            .map_err(Problem::Cluster)?
+            .into_iter()
+            .map(slim_service),
+    );
     if settings.lint_rules.iter().any(|r| r == "pdb-violated") {
         values.extend(cluster.list(snapshot::PDB).map_err(Problem::Cluster)?);
     }
     Ok(values)
+}
+
+/// A Service cut to what `DefaultSelector` reads: namespace, name and `spec.selector`.
+fn slim_service(service: Value) -> Value {
+    let mut slim = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {}});
+    for key in ["name", "namespace"] {
+        if let Some(value) = service.pointer(&format!("/metadata/{key}")) {
+            slim["metadata"][key] = value.clone();
+        }
+    }
+    if let Some(selector) = service.pointer("/spec/selector") {
+        slim["spec"] = serde_json::json!({"selector": selector});
+    }
+    slim
 }
 
 fn options() -> Options {

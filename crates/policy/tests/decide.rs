@@ -3,6 +3,7 @@
 //! from the fixture's own stated expectation (`tests/analyses/*.yaml`, checked by the CLI tests
 //! too), never from this policy's output.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -450,4 +451,55 @@ fn out_of_scope_workloads_are_not_mutated() {
         decide_payload(stored.to_string().as_bytes(), &cluster),
         Decision::Accept { warnings: vec![] }
     );
+}
+
+/// tests/scenarios/service-default-spread: the inventory Deployment has no spread constraints,
+/// so PodTopologySpread's system defaults place it, with the selector built from the Services
+/// selecting its pods and its ReplicaSet. With a hostname `minDomains` above what it reaches, the
+/// rejection lists the hosts its nine replicas run on: the two running pods' nodes and the nodes
+/// the real kube-scheduler chose for the seven new ones (the recording, expected.jsonl).
+/// Services are read from the cluster: a failed Service list is a failed read, never a guess.
+/// (On this scenario the Services' labels select the same pods as the ReplicaSet's selector, so
+/// the placement alone does not show the read.)
+#[test]
+fn default_spreading_reads_services() {
+    let dir = "tests/scenarios/service-default-spread";
+    let fixture = cluster(&format!("{dir}/cluster.yaml"));
+    let mut hosts: BTreeSet<String> = fixture
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "Pod")
+        .filter(|o| o["metadata"]["labels"]["app"] == "inventory")
+        .map(|o| o["spec"]["nodeName"].as_str().unwrap().to_owned())
+        .collect();
+    let recording = std::fs::read_to_string(repo().join(format!("{dir}/expected.jsonl"))).unwrap();
+    for line in recording.lines().filter(|l| !l.trim().is_empty()) {
+        let decision: Value = serde_json::from_str(line).unwrap();
+        if decision["pod"]
+            .as_str()
+            .unwrap()
+            .starts_with("retail/inventory-")
+        {
+            hosts.insert(decision["node"].as_str().unwrap().to_owned());
+        }
+    }
+    let mut stored: Value =
+        serde_json::from_slice(&payload("scenario-service-default-spread")).unwrap();
+    assert_eq!(stored["request"]["object"]["metadata"]["name"], "inventory");
+    stored["settings"] = json!({"requiredTopologyKeys": [
+        {"topologyKey": "kubernetes.io/hostname", "minDomains": 9}
+    ]});
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &fixture)).to_owned();
+    let list = hosts.iter().cloned().collect::<Vec<_>>().join(", ");
+    assert!(
+        message.contains(&format!(
+            "replicas would run in {} kubernetes.io/hostname domain(s) [{list}], policy requires 9",
+            hosts.len()
+        )),
+        "{message}"
+    );
+    let mut failing = fixture.clone();
+    failing.failing = vec!["Service"];
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &failing)).to_owned();
+    assert!(message.contains("cannot list Service (v1)"), "{message}");
 }

@@ -119,7 +119,7 @@ fn seed_scenarios_accept_and_reject_as_the_real_scheduler() {
             .collect();
         assert_eq!(
             kinds,
-            ["Node", "Pod", "Namespace", "PriorityClass"],
+            ["Node", "Pod", "Namespace", "PriorityClass", "Service"],
             "{name}"
         );
         assert_eq!(
