@@ -223,7 +223,7 @@ pub struct Settings {
     /// On an UPDATE that changes the pod template of a Deployment or StatefulSet: reject when
     /// the rollout would stall.
     pub reject_rollout_stall: bool,
-    /// Lint rule IDs (`spreadlab lint --list-rules`) whose findings are violations.
+    /// Lint rule IDs (`spreadlab lint --rules`) whose findings are violations.
     pub lint_rules: Vec<String>,
 }
 
