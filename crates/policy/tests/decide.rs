@@ -217,7 +217,7 @@ fn mutation_adds_zone_spread_selecting_own_pods() {
         json!([{
             "maxSkew": 1,
             "topologyKey": "topology.kubernetes.io/zone",
-            "whenUnsatisfiable": "ScheduleAnyway",
+            "whenUnsatisfiable": "DoNotSchedule",
             "labelSelector": {"matchLabels": {"app": "infer"}},
             "matchLabelKeys": ["pod-template-hash"]
         }])
@@ -502,4 +502,50 @@ fn default_spreading_reads_services() {
     failing.failing = vec!["Service"];
     let message = rejection(&decide_payload(stored.to_string().as_bytes(), &failing)).to_owned();
     assert!(message.contains("cannot list Service (v1)"), "{message}");
+}
+
+/// tests/analyses/rollout-gpu-busy.yaml as a StatefulSet `infer` (its three pods `infer-0..2`,
+/// owned by it),
+/// updated to two GPUs per replica. Under the default RollingUpdate the StatefulSet controller
+/// replaces every pod (upstream pkg/controller/statefulset/stateful_set_control.go): judged on
+/// the end state, no node has two GPUs (NodeResourcesFit), so all three new replicas stay
+/// Pending. Under `OnDelete` it replaces none until they are deleted: the running pods stay its
+/// replicas and nothing new is placed.
+#[test]
+fn stateful_set_updates_follow_the_update_strategy() {
+    let mut fixture = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    for (ordinal, object) in fixture
+        .objects
+        .iter_mut()
+        .filter(|o| o["kind"] == "Pod")
+        .enumerate()
+    {
+        object["metadata"]["name"] = json!(format!("infer-{ordinal}"));
+        object["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+            "kind": "StatefulSet", "name": "infer", "uid": "ss", "controller": true}]);
+    }
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    stored["settings"] = json!({});
+    stored["request"]["kind"]["kind"] = json!("StatefulSet");
+    for side in ["object", "oldObject"] {
+        stored["request"][side]["kind"] = json!("StatefulSet");
+        stored["request"][side]["spec"]["serviceName"] = json!("infer");
+    }
+    let resources =
+        &mut stored["request"]["object"]["spec"]["template"]["spec"]["containers"][0]["resources"];
+    resources["requests"]["nvidia.com/gpu"] = json!("2");
+    resources["limits"]["nvidia.com/gpu"] = json!("2");
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &fixture)).to_owned();
+    assert!(
+        message.contains("StatefulSet default/infer: 3 of 3 replicas would stay Pending")
+            && message.contains("Insufficient nvidia.com/gpu"),
+        "{message}"
+    );
+    for side in ["object", "oldObject"] {
+        stored["request"][side]["spec"]["updateStrategy"] = json!({"type": "OnDelete"});
+    }
+    assert_eq!(
+        decide_payload(stored.to_string().as_bytes(), &fixture),
+        Decision::Accept { warnings: vec![] }
+    );
 }
