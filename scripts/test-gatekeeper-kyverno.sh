@@ -34,8 +34,11 @@ diff -u policies/gatekeeper/suite.yaml <(bash policies/gatekeeper/gen-suite.sh) 
 echo "== gator verify policies/gatekeeper"
 "$GATOR" verify -v policies/gatekeeper
 echo "== policies/gatekeeper/whatif: Gatekeeper's constraint framework calling a real spreadlab serve (tests/gatekeeper)"
-cargo build -q -p spreadlab-cli
-(cd tests/gatekeeper && SPREADLAB_BIN="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}/debug/spreadlab" go test -count=1 ./...)
+# Built and run from the same target directory (CARGO_TARGET_DIR, else the shared cache, as
+# scripts/test-policy.sh does).
+target="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}"
+CARGO_TARGET_DIR="$target" cargo build -q -p spreadlab-cli
+(cd tests/gatekeeper && SPREADLAB_BIN="$target/debug/spreadlab" go test -count=1 ./...)
 echo "== policies/kyverno: tests/*/kyverno-test.yaml are generated from policies/fixtures/expected.yaml"
 for which in validate mutate; do
   diff -u "policies/kyverno/tests/$which/kyverno-test.yaml" <(bash policies/kyverno/gen-test.sh "$which") ||

@@ -29,7 +29,7 @@ if [ "$which" = mutate ]; then
 - {policy: spreadlab-topology-spread-defaults, rule: add-zone-spread-deployment, kind: Deployment, resources: [hostname-only], patchedResources: ../../patched/hostname-only.yaml, result: pass}
 - {policy: spreadlab-topology-spread-defaults, rule: add-pod-template-hash-key, kind: Deployment, resources: [no-template-hash], patchedResources: ../../patched/no-template-hash.yaml, result: pass}
 - {policy: spreadlab-topology-spread-defaults, rule: add-zone-spread-deployment, kind: Deployment, resources: [good], result: skip}
-- {policy: spreadlab-topology-spread-defaults, rule: add-zone-spread-statefulset, kind: StatefulSet, resources: [statefulset], result: skip}
+- {policy: spreadlab-topology-spread-defaults, rule: add-zone-spread-other, kind: StatefulSet, resources: [statefulset], result: skip}
 TAIL
   exit 0
 fi

@@ -35,6 +35,7 @@ import (
 	mutationtypes "github.com/open-policy-agent/gatekeeper/v3/pkg/mutation/types"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/target"
 	"github.com/open-policy-agent/gatekeeper/v3/pkg/util"
+	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -67,9 +68,9 @@ func pemPair(t *testing.T, template *x509.Certificate, parent *x509.Certificate,
 		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDer}), cert, key
 }
 
-// startServe starts `spreadlab serve` (SPREADLAB_BIN) on the scenario's cluster; returns its URL
-// and the CA bundle.
-func startServe(t *testing.T, scenario string) (string, []byte) {
+// startServe starts `spreadlab serve` (SPREADLAB_BIN) on a cluster snapshot file (relative to the
+// repository root); returns its URL and the CA bundle.
+func startServe(t *testing.T, snapshot string) (string, []byte) {
 	t.Helper()
 	bin := os.Getenv("SPREADLAB_BIN")
 	if bin == "" {
@@ -94,7 +95,7 @@ func startServe(t *testing.T, scenario string) (string, []byte) {
 		}
 	}
 	cmd := exec.Command(bin, "serve",
-		"--snapshot", filepath.Join(root, "tests", "scenarios", scenario, "cluster.yaml"),
+		"--snapshot", filepath.Join(root, snapshot),
 		"--cert", filepath.Join(dir, "tls.crt"), "--key", filepath.Join(dir, "tls.key"),
 		"--listen", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
@@ -116,11 +117,11 @@ func startServe(t *testing.T, scenario string) (string, []byte) {
 	return "https://localhost:" + port[1] + "/gatekeeper", caPEM
 }
 
-// review runs the whatif template and constraint on the scenario's workload with the provider
-// pointing at the service; returns the violation messages.
-func review(t *testing.T, scenario string) []string {
+// whatifClient is Gatekeeper's constraint client with the whatif template and constraint, its
+// provider pointing at a `spreadlab serve` on the snapshot.
+func whatifClient(t *testing.T, snapshot string) *constraintclient.Client {
 	t.Helper()
-	url, caPEM := startServe(t, scenario)
+	url, caPEM := startServe(t, snapshot)
 	providers := externaldata.NewCache()
 	if err := providers.Upsert(&unversioned.Provider{
 		ObjectMeta: metav1.ObjectMeta{Name: "spreadlab-whatif"},
@@ -160,12 +161,14 @@ func review(t *testing.T, scenario string) []string {
 	if _, err := client.AddConstraint(ctx, constraint); err != nil {
 		t.Fatal(err)
 	}
-	object, err := reader.ReadObject(files, filepath.Join("tests/scenarios", scenario, "workload.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	responses, err := client.Review(ctx, target.AugmentedUnstructured{Object: *object, Source: mutationtypes.SourceTypeOriginal},
-		reviews.EnforcementPoint(util.GatorEnforcementPoint))
+	return client
+}
+
+// messages runs one review (an object, as gator and the audit review it, or an admission
+// request); returns the violation messages.
+func messages(t *testing.T, client *constraintclient.Client, obj interface{}) []string {
+	t.Helper()
+	responses, err := client.Review(context.Background(), obj, reviews.EnforcementPoint(util.GatorEnforcementPoint))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +177,18 @@ func review(t *testing.T, scenario string) []string {
 		messages = append(messages, result.Msg)
 	}
 	return messages
+}
+
+// review runs the whatif template and constraint on the scenario's workload with the provider
+// pointing at the service; returns the violation messages.
+func review(t *testing.T, scenario string) []string {
+	t.Helper()
+	client := whatifClient(t, filepath.Join("tests", "scenarios", scenario, "cluster.yaml"))
+	object, err := reader.ReadObject(os.DirFS(root), filepath.Join("tests/scenarios", scenario, "workload.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return messages(t, client, target.AugmentedUnstructured{Object: *object, Source: mutationtypes.SourceTypeOriginal})
 }
 
 // pending reads the real scheduler's messages for the scenario's Pending pods.
@@ -222,5 +237,55 @@ func TestWorkloadThatFitsIsAdmitted(t *testing.T) {
 	}
 	if messages := review(t, scenario); len(messages) != 0 {
 		t.Errorf("violations %q, want none", messages)
+	}
+}
+
+// inferDeployment is tests/analyses/rollout-gpu-busy.yaml's Deployment (three replicas, one
+// nvidia.com/gpu each, a hard zone spread) with `gpus` GPUs per replica.
+func inferDeployment(gpus string) []byte {
+	return []byte(`{"apiVersion": "apps/v1", "kind": "Deployment",
+  "metadata": {"name": "infer", "namespace": "default"},
+  "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "infer"}},
+    "template": {"metadata": {"labels": {"app": "infer"}}, "spec": {
+      "containers": [{"name": "server", "image": "vllm/vllm-openai:v0.6.1",
+        "resources": {"requests": {"cpu": "2", "memory": "8Gi", "nvidia.com/gpu": "` + gpus + `"},
+                      "limits": {"nvidia.com/gpu": "` + gpus + `"}}}],
+      "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "infer"}}}]}}}}`)
+}
+
+// An UPDATE that changes the template to two GPUs per replica, on tests/analyses/rollout-gpu-busy.yaml
+// (three single-GPU nodes, one per zone, each running one of the Deployment's three current
+// pods). Derived from the scheduler's NodeResourcesFit filter (upstream
+// pkg/scheduler/framework/plugins/noderesources/fit.go): after the rollout the old pods are gone,
+// and no node has the two GPUs a new pod requests, so all three stay Pending. Judged as a CREATE
+// (the old template sent only the object) the three running pods would count as its replicas and
+// it would be admitted.
+func TestTemplateChangeIsJudgedAsAnUpdate(t *testing.T) {
+	client := whatifClient(t, filepath.Join("tests", "analyses", "rollout-gpu-busy.yaml"))
+	request := func(operation admissionv1.Operation, object, old []byte) *target.AugmentedReview {
+		gvk := metav1.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+		return &target.AugmentedReview{
+			AdmissionRequest: &admissionv1.AdmissionRequest{
+				UID: "1", Kind: gvk, RequestKind: &gvk,
+				Resource:  metav1.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+				Name:      "infer",
+				Namespace: "default",
+				Operation: operation,
+				Object:    runtime.RawExtension{Raw: object},
+				OldObject: runtime.RawExtension{Raw: old},
+			},
+			Source:      mutationtypes.SourceTypeOriginal,
+			IsAdmission: true,
+		}
+	}
+	got := messages(t, client, request(admissionv1.Update, inferDeployment("2"), inferDeployment("1")))
+	if len(got) != 1 || !strings.Contains(got[0], "3 of 3 replicas would stay Pending") ||
+		!strings.Contains(got[0], "Insufficient nvidia.com/gpu") {
+		t.Errorf("UPDATE to two GPUs per replica: violations %q, want the three new replicas Pending for nvidia.com/gpu", got)
+	}
+	// No template change (a no-op UPDATE): the three running pods are its replicas.
+	if got := messages(t, client, request(admissionv1.Update, inferDeployment("1"), inferDeployment("1"))); len(got) != 0 {
+		t.Errorf("UPDATE without a template change: violations %q, want none", got)
 	}
 }

@@ -146,7 +146,7 @@ enum Command {
     /// The what-if service for Gatekeeper (external data) and Kyverno (apiCall): HTTPS (TLS 1.3)
     /// answers with the Kubewarden policy's decision on a cluster snapshot, re-read when it changes.
     Serve {
-        /// Snapshot files (`kubectl get nodes,pods,poddisruptionbudgets -A -o yaml`).
+        /// Snapshot files (`kubectl get nodes,pods,namespaces,priorityclasses,services,poddisruptionbudgets -A -o yaml`).
         #[arg(long, required = true)]
         snapshot: Vec<std::path::PathBuf>,
         /// PEM certificate chain of the server.
@@ -167,6 +167,13 @@ enum Command {
         /// Socket read/write timeout in seconds.
         #[arg(long, default_value_t = 5)]
         timeout: u64,
+        /// Whole-request deadline in seconds (TLS handshake, head and body; 408 past it).
+        #[arg(long, default_value_t = 10.0)]
+        request_timeout: f64,
+        /// Longest decision in seconds (an error answer past it; Gatekeeper's Provider
+        /// timeout and Kubewarden's budget are 2-3 s).
+        #[arg(long, default_value_t = 2.5)]
+        eval_timeout: f64,
         /// Connections handled at once (503 past it).
         #[arg(long, default_value_t = 32)]
         max_connections: usize,
@@ -295,8 +302,25 @@ fn main() -> ExitCode {
             listen,
             max_body,
             timeout,
+            request_timeout,
+            eval_timeout,
             max_connections,
         } => {
+            let seconds = |name: &str, value: f64| {
+                std::time::Duration::try_from_secs_f64(value)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| format!("--{name}: {value} is not a positive number of seconds"))
+            };
+            let timeouts = seconds("request-timeout", request_timeout)
+                .and_then(|r| Ok((r, seconds("eval-timeout", eval_timeout)?)));
+            let (request_timeout, eval_timeout) = match timeouts {
+                Ok(timeouts) => timeouts,
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    return ExitCode::from(EXIT_INPUT_ERROR);
+                }
+            };
             let config = serve::Config {
                 listen,
                 cert,
@@ -305,6 +329,8 @@ fn main() -> ExitCode {
                 settings,
                 max_body,
                 timeout: std::time::Duration::from_secs(timeout),
+                request_timeout,
+                eval_timeout,
                 max_connections,
             };
             match serve::run(&config) {

@@ -8,19 +8,26 @@
 //!   JSON string, or a whole AdmissionRequest) to a `ProviderResponse` whose item values are
 //!   `{"allowed", "message", "warnings"}`;
 //! - `POST /validate`: an `AdmissionReview` (answered with an `AdmissionReview`), or
-//!   `{"object": ..., "oldObject": ..., "operation": ...}` (Kyverno's `apiCall` data) answered
-//!   with `{"allowed", "message", "warnings"}`;
+//!   `{"object", "oldObject", "operation", "namespace"}` (what `policies/kyverno/whatif.yaml`
+//!   posts; operation CREATE when absent) answered with `{"allowed", "message", "warnings"}`;
 //! - `GET /healthz`: the snapshot's files, object count and reload generation.
 //!
 //! Bounds: request headers 16 KiB, bodies `--max-body` bytes (413 past it), `--timeout` per
-//! socket read and write, `--max-connections` handled at once (503 past it).
+//! socket read and write, `--request-timeout` for the whole request (TLS handshake, head and
+//! body: a client trickling bytes gets 408 and loses its slot), `--eval-timeout` per decision
+//! (an error answer past it: 503 on `/validate`, a `systemError` on `/gatekeeper`),
+//! `--max-connections` handled at once. Past that a connection is answered 503 by one overflow
+//! thread (a short handshake deadline) or, when that thread is busy too, closed: the threads
+//! never exceed `max_connections` + 1, plus decisions that outlived their deadline, which are
+//! counted against `max_connections` until they end.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use base64::Engine as _;
 use rustls::pki_types::pem::PemObject;
@@ -46,7 +53,8 @@ pub struct Config {
     pub cert: PathBuf,
     /// PEM private key.
     pub key: PathBuf,
-    /// Snapshot files (`kubectl get nodes,pods,... -A -o yaml`), re-read when one changes.
+    /// Snapshot files (`kubectl get nodes,pods,namespaces,priorityclasses,services,poddisruptionbudgets
+    /// -A -o yaml`), re-read when one changes.
     pub snapshot: Vec<PathBuf>,
     /// The policy's settings (JSON or YAML), as for the Kubewarden policy; defaults when absent.
     pub settings: Option<PathBuf>,
@@ -54,9 +62,20 @@ pub struct Config {
     pub max_body: usize,
     /// Socket read and write timeout.
     pub timeout: Duration,
+    /// Deadline for receiving a whole request (handshake, head, body).
+    pub request_timeout: Duration,
+    /// Longest decision.
+    pub eval_timeout: Duration,
     /// Connections handled at once.
     pub max_connections: usize,
 }
+
+/// Handshake and write deadline of the overflow thread's 503 answers.
+const OVERFLOW_DEADLINE: Duration = Duration::from_secs(1);
+/// How long a closed connection's late input is read and dropped ([`linger`]).
+const LINGER: Duration = Duration::from_millis(500);
+/// Over-limit connections queued for the overflow thread; more are closed unanswered.
+const OVERFLOW_QUEUE: usize = 16;
 
 /// The TLS 1.3-only server configuration for the PEM certificate chain and key.
 pub fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<Arc<ServerConfig>, String> {
@@ -94,6 +113,11 @@ pub struct Service {
     files: Vec<PathBuf>,
     settings: Settings,
     cached: Mutex<Option<Cached>>,
+    /// Longest decision ([`Service::handle_within`]).
+    eval_timeout: Duration,
+    /// Decisions running (also those whose deadline passed), bounded by `max_decisions`.
+    running: AtomicUsize,
+    max_decisions: usize,
 }
 
 /// An HTTP answer: status and JSON body.
@@ -126,6 +150,9 @@ impl Service {
             files,
             settings,
             cached: Mutex::new(None),
+            eval_timeout: Duration::from_secs(3),
+            running: AtomicUsize::new(0),
+            max_decisions: 32,
         };
         service.cluster()?;
         Ok(service)
@@ -172,6 +199,67 @@ impl Service {
             generation,
         });
         Ok((cluster, generation))
+    }
+
+    /// The same service with these decision bounds: each decision at most `eval_timeout`, at
+    /// most `max_decisions` running at once (those past their deadline included).
+    pub fn with_bounds(mut self, eval_timeout: Duration, max_decisions: usize) -> Service {
+        self.eval_timeout = eval_timeout;
+        self.max_decisions = max_decisions.max(1);
+        self
+    }
+
+    /// Answers one request within the decision deadline: the decision runs on its own thread,
+    /// and past `eval_timeout` the answer is an error (503 on `/validate`, a `systemError` on
+    /// `/gatekeeper`, which Gatekeeper reports as a violation) while the decision finishes in the
+    /// background, still counted as running. The engine is pure and has no cancellation point,
+    /// so it cannot be stopped, only no longer waited for.
+    pub fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Vec<u8>) -> Answer {
+        if method != "POST" {
+            return self.handle(method, path, &body);
+        }
+        if self.running.fetch_add(1, Ordering::SeqCst) >= self.max_decisions {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            return (503, json!({"error": "too many decisions running; retry"}));
+        }
+        let (send, receive) = mpsc::sync_channel(1);
+        let (service, method_owned, path_owned) =
+            (Arc::clone(self), method.to_owned(), path.to_owned());
+        let spawned = std::thread::Builder::new()
+            .name(String::from("spreadlab-decide"))
+            .spawn(move || {
+                let answer = service.handle(&method_owned, &path_owned, &body);
+                service.running.fetch_sub(1, Ordering::SeqCst);
+                let _ = send.send(answer);
+            });
+        if let Err(error) = spawned {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            return (
+                503,
+                json!({"error": format!("cannot start the decision: {error}")}),
+            );
+        }
+        match receive.recv_timeout(self.eval_timeout) {
+            Ok(answer) => answer,
+            Err(_) => {
+                let error = format!(
+                    "the decision took longer than {} ms (--eval-timeout)",
+                    self.eval_timeout.as_millis()
+                );
+                if path.split('?').next() == Some("/gatekeeper") {
+                    (
+                        200,
+                        json!({
+                            "apiVersion": PROVIDER_API_VERSION,
+                            "kind": "ProviderResponse",
+                            "response": {"idempotent": true, "items": [], "systemError": error},
+                        }),
+                    )
+                } else {
+                    (503, json!({"error": error}))
+                }
+            }
+        }
     }
 
     /// Answers one request.
@@ -245,11 +333,7 @@ impl Service {
                             .map_err(|e| format!("request.keys[{i}]: not JSON: {e}"))
                     })
                     .map(|value| {
-                        let request = if value.get("object").is_some() {
-                            value
-                        } else {
-                            admission_request(value, None, "CREATE")
-                        };
+                        let request = key_request(value);
                         verdict(&decide(&request, &self.settings, cluster.as_ref()))
                     });
                 match answer {
@@ -303,12 +387,24 @@ impl Service {
                 json!({"error": "body: neither an AdmissionReview (`request`) nor `object`"}),
             );
         };
-        let operation = body
-            .get("operation")
-            .and_then(Value::as_str)
-            .unwrap_or("CREATE")
-            .to_owned();
-        let request = admission_request(object, body.get("oldObject").cloned(), &operation);
+        // Kyverno's what-if policy sends `request.operation`, `request.namespace` and
+        // `oldObject` (null on CREATE): an UPDATE is judged as one (its old revision's pods
+        // replaced), never as a CREATE.
+        let operation = match body.get("operation") {
+            None | Some(Value::Null) => String::from("CREATE"),
+            Some(Value::String(operation)) if operation.is_empty() => String::from("CREATE"),
+            Some(Value::String(operation)) => operation.clone(),
+            Some(_) => return (400, json!({"error": "operation: not a string"})),
+        };
+        let namespace = match body.get("namespace") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(namespace)) => Some(namespace.clone()).filter(|n| !n.is_empty()),
+            Some(_) => return (400, json!({"error": "namespace: not a string"})),
+        };
+        let mut request = admission_request(object, body.get("oldObject").cloned(), &operation);
+        if let Some(namespace) = namespace {
+            request["namespace"] = Value::from(namespace);
+        }
         (
             200,
             verdict(&decide(&request, &self.settings, cluster.as_ref())),
@@ -338,6 +434,35 @@ fn admission_request(object: Value, old_object: Option<Value>, operation: &str) 
     })
 }
 
+/// The AdmissionRequest of one Gatekeeper key: a key with an `object` is an AdmissionRequest
+/// (what `policies/gatekeeper/whatif/template.yaml` sends: `input.review`'s kind, operation,
+/// namespace, name, object and oldObject), anything else the bare object (a CREATE). Gatekeeper's
+/// audit and `gator` review stored objects with no operation: those are judged as a CREATE, as
+/// is a request with no `kind` (taken from the object then).
+fn key_request(value: Value) -> Value {
+    if value.get("object").is_none() {
+        return admission_request(value, None, "CREATE");
+    }
+    let mut request = value;
+    let object = request.get("object").cloned().unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut request {
+        if map
+            .get("operation")
+            .is_none_or(|o| o.is_null() || o.as_str() == Some(""))
+        {
+            map.insert("operation".into(), Value::from("CREATE"));
+        }
+        if map.get("kind").is_none_or(Value::is_null) {
+            let derived = admission_request(object, None, "CREATE");
+            map.insert("kind".into(), derived["kind"].clone());
+        }
+        if map.get("namespace").is_some_and(|n| n.as_str() == Some("")) {
+            map.remove("namespace");
+        }
+    }
+    request
+}
+
 /// `{"allowed", "message", "warnings"}` of a decision (a mutation is allowed).
 fn verdict(decision: &Decision) -> Value {
     match decision {
@@ -359,55 +484,89 @@ fn whole_object_patch(object: &Value) -> String {
 /// Serves until the process ends.
 pub fn run(config: &Config) -> Result<(), String> {
     let tls = tls_config(&config.cert, &config.key)?;
-    let service = Arc::new(Service::new(
-        config.snapshot.clone(),
-        config.settings.as_ref(),
-    )?);
+    let service = Arc::new(
+        Service::new(config.snapshot.clone(), config.settings.as_ref())?
+            .with_bounds(config.eval_timeout, config.max_connections),
+    );
     let listener =
         TcpListener::bind(config.listen).map_err(|e| format!("{}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     eprintln!("spreadlab serve: listening on https://{address} (TLS 1.3)");
     let active = Arc::new(AtomicUsize::new(0));
+    // One thread answers 503 to connections past the limit; a full queue closes them.
+    let (overflow, overflowed) = mpsc::sync_channel::<TcpStream>(OVERFLOW_QUEUE);
+    {
+        let tls = Arc::clone(&tls);
+        std::thread::Builder::new()
+            .name(String::from("spreadlab-overflow"))
+            .spawn(move || {
+                for stream in overflowed {
+                    let _ = stream.set_read_timeout(Some(OVERFLOW_DEADLINE));
+                    let _ = stream.set_write_timeout(Some(OVERFLOW_DEADLINE));
+                    answer_busy(stream, Arc::clone(&tls));
+                }
+            })
+            .map_err(|e| format!("cannot start the overflow thread: {e}"))?;
+    }
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
-        let _ = stream.set_read_timeout(Some(config.timeout));
-        let _ = stream.set_write_timeout(Some(config.timeout));
-        let busy = active.fetch_add(1, Ordering::SeqCst) >= config.max_connections;
-        let (tls, service, active, max_body) = (
-            Arc::clone(&tls),
-            Arc::clone(&service),
-            Arc::clone(&active),
-            config.max_body,
-        );
-        std::thread::spawn(move || {
-            serve_connection(stream, tls, &service, max_body, busy);
+        if active.fetch_add(1, Ordering::SeqCst) >= config.max_connections {
             active.fetch_sub(1, Ordering::SeqCst);
-        });
+            // Dropped (closed) when the overflow thread is behind.
+            let _ = overflow.try_send(stream);
+            continue;
+        }
+        let _ = stream.set_write_timeout(Some(config.timeout));
+        let (tls, service, done) = (Arc::clone(&tls), Arc::clone(&service), Arc::clone(&active));
+        let limits = Limits {
+            max_body: config.max_body,
+            read_timeout: config.timeout,
+            request_timeout: config.request_timeout,
+        };
+        let spawned = std::thread::Builder::new()
+            .name(String::from("spreadlab-connection"))
+            .spawn(move || {
+                serve_connection(stream, tls, &service, &limits);
+                done.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            active.fetch_sub(1, Ordering::SeqCst);
+        }
     }
     Ok(())
 }
 
-/// One request on one TLS connection (`Connection: close`).
-fn serve_connection(
-    stream: TcpStream,
-    tls: Arc<ServerConfig>,
-    service: &Service,
+/// What bounds one connection.
+struct Limits {
     max_body: usize,
-    busy: bool,
-) {
-    let Ok(connection) = ServerConnection::new(tls) else {
-        return;
-    };
-    let mut stream = StreamOwned::new(connection, stream);
-    let (status, body) = if busy {
-        (503, json!({"error": "too many connections; retry"}))
-    } else {
-        match read_request(&mut stream, max_body) {
-            Ok((method, path, body)) => service.handle(&method, &path, &body),
-            Err(Some(answer)) => answer,
-            Err(None) => return,
-        }
-    };
+    read_timeout: Duration,
+    request_timeout: Duration,
+}
+
+/// A TLS stream whose reads stop at a deadline: each read waits at most the time left (and at
+/// most the per-read timeout), so a client trickling bytes cannot hold the connection past it.
+struct Deadlined<'s> {
+    stream: &'s mut StreamOwned<ServerConnection, TcpStream>,
+    deadline: Instant,
+    read_timeout: Duration,
+}
+
+impl Read for Deadlined<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let left = self
+            .deadline
+            .checked_duration_since(Instant::now())
+            .filter(|left| !left.is_zero())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::TimedOut))?;
+        self.stream
+            .sock
+            .set_read_timeout(Some(left.min(self.read_timeout)))?;
+        self.stream.read(buffer)
+    }
+}
+
+/// Writes one JSON answer and closes the TLS session.
+fn write_answer(stream: &mut StreamOwned<ServerConnection, TcpStream>, (status, body): Answer) {
     let body = serde_json::to_vec(&body).unwrap_or_default();
     let head = format!(
         "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -419,6 +578,78 @@ fn serve_connection(
     let _ = stream.flush();
     stream.conn.send_close_notify();
     let _ = stream.conn.complete_io(&mut stream.sock);
+    linger(&mut stream.sock);
+}
+
+/// Closes the write side and reads what the client still sends for a moment (at most
+/// `LINGER` and 64 KiB): closing a socket with unread input resets the connection, and the
+/// client may then lose the answer (a 503, 408 or 413 sent before its request was read).
+fn linger(socket: &mut TcpStream) {
+    let _ = socket.shutdown(std::net::Shutdown::Write);
+    let deadline = Instant::now() + LINGER;
+    let mut buffer = [0u8; 4096];
+    let mut drained = 0;
+    while drained < 64 * 1024 {
+        let Some(left) = deadline
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+        else {
+            break;
+        };
+        if socket.set_read_timeout(Some(left)).is_err() {
+            break;
+        }
+        match socket.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => drained += n,
+        }
+    }
+}
+
+/// The overflow thread's answer: 503 after the handshake, without reading the request.
+fn answer_busy(stream: TcpStream, tls: Arc<ServerConfig>) {
+    let Ok(connection) = ServerConnection::new(tls) else {
+        return;
+    };
+    let mut stream = StreamOwned::new(connection, stream);
+    let deadline = Instant::now() + OVERFLOW_DEADLINE;
+    while stream.conn.is_handshaking() {
+        if Instant::now() >= deadline || stream.conn.complete_io(&mut stream.sock).is_err() {
+            return;
+        }
+    }
+    write_answer(
+        &mut stream,
+        (503, json!({"error": "too many connections; retry"})),
+    );
+}
+
+/// One request on one TLS connection (`Connection: close`).
+fn serve_connection(
+    stream: TcpStream,
+    tls: Arc<ServerConfig>,
+    service: &Arc<Service>,
+    limits: &Limits,
+) {
+    let Ok(connection) = ServerConnection::new(tls) else {
+        return;
+    };
+    let mut stream = StreamOwned::new(connection, stream);
+    let deadline = Instant::now() + limits.request_timeout;
+    let read = read_request(
+        &mut Deadlined {
+            stream: &mut stream,
+            deadline,
+            read_timeout: limits.read_timeout,
+        },
+        limits.max_body,
+    );
+    let answer = match read {
+        Ok((method, path, body)) => service.handle_within(&method, &path, body),
+        Err(Some(answer)) => answer,
+        Err(None) => return,
+    };
+    write_answer(&mut stream, answer);
 }
 
 /// Reads the request head and body. `Err(None)`: the connection failed (nothing to answer).
@@ -467,7 +698,7 @@ fn read_request(
                 }
                 let mut body = buffer[head_len..].to_vec();
                 while body.len() < length {
-                    let n = stream.read(&mut chunk).map_err(|_| None)?;
+                    let n = stream.read(&mut chunk).map_err(read_failure)?;
                     if n == 0 {
                         return Err(None);
                     }
@@ -482,12 +713,21 @@ fn read_request(
         if buffer.len() > MAX_HEAD {
             return Err(Some((431, json!({"error": "request head over 16 KiB"}))));
         }
-        let n = stream.read(&mut chunk).map_err(|_| None)?;
+        let n = stream.read(&mut chunk).map_err(read_failure)?;
         if n == 0 {
             return Err(None);
         }
         buffer.extend_from_slice(&chunk[..n]);
     }
+}
+
+/// A failed read: a timeout is answered 408 (the client is still there), anything else closes.
+fn read_failure(error: std::io::Error) -> Option<Answer> {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+    )
+    .then(|| (408, json!({"error": "the request did not arrive in time"})))
 }
 
 fn reason(status: u16) -> &'static str {
@@ -496,6 +736,7 @@ fn reason(status: u16) -> &'static str {
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
         411 => "Length Required",
         413 => "Payload Too Large",
         431 => "Request Header Fields Too Large",

@@ -305,3 +305,315 @@ fn bad_certificate_or_snapshot_fails_at_start() {
     assert_eq!(output.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent.crt"));
 }
+
+fn analyses(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/analyses")
+        .join(name)
+}
+
+/// tests/analyses/rollout-gpu-busy.yaml's Deployment (three replicas, one per zone on three
+/// single-GPU nodes, all running) with `gpus` GPUs per replica.
+fn infer(gpus: &str) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "infer", "namespace": "default"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "infer"}},
+            "template": {"metadata": {"labels": {"app": "infer"}}, "spec": {
+                "containers": [{"name": "server", "image": "vllm/vllm-openai:v0.6.1",
+                    "resources": {"requests": {"cpu": "2", "memory": "8Gi", "nvidia.com/gpu": gpus},
+                                  "limits": {"nvidia.com/gpu": gpus}}}],
+                "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "infer"}}}]}}}
+    })
+}
+
+/// An UPDATE that changes the template to two GPUs per replica, as Kyverno's what-if policy
+/// (`policies/kyverno/whatif.yaml`: object, oldObject, operation, namespace) and Gatekeeper's
+/// (`policies/gatekeeper/whatif/template.yaml`: the admission request) send it. Derived from the
+/// scheduler's NodeResourcesFit filter (upstream pkg/scheduler/framework/plugins/noderesources/
+/// fit.go): after the rollout the old pods are gone and no node has two GPUs, so the three new
+/// replicas stay Pending. Judged as a CREATE, the three running pods would be its replicas.
+#[test]
+fn updates_are_judged_as_updates_on_both_endpoints() {
+    let server = start(
+        "update",
+        &analyses("rollout-gpu-busy.yaml"),
+        &["--max-body", "65536"],
+    );
+    let check = |answer: &Value| {
+        assert_eq!(answer["allowed"], false, "{answer}");
+        let message = answer["message"].as_str().unwrap();
+        assert!(
+            message.contains("3 of 3 replicas would stay Pending")
+                && message.contains("Insufficient nvidia.com/gpu"),
+            "{message}"
+        );
+    };
+    // Kyverno: oldObject is sent (null on CREATE).
+    let kyverno = json!({"object": infer("2"), "oldObject": infer("1"), "operation": "UPDATE", "namespace": "default"});
+    let (status, answer) = request(&server, "POST", "/validate", kyverno.to_string().as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    check(&answer);
+    // A no-op UPDATE (same template): the running pods are its replicas.
+    let same = json!({"object": infer("1"), "oldObject": infer("1"), "operation": "UPDATE", "namespace": "default"});
+    let (_, answer) = request(&server, "POST", "/validate", same.to_string().as_bytes());
+    assert_eq!(answer["allowed"], true, "{answer}");
+    // Kyverno on CREATE sends oldObject: null.
+    let create = json!({"object": infer("1"), "oldObject": null, "operation": "CREATE", "namespace": "default"});
+    let (status, answer) = request(&server, "POST", "/validate", create.to_string().as_bytes());
+    assert_eq!(
+        (status, &answer["allowed"]),
+        (200, &json!(true)),
+        "{answer}"
+    );
+
+    // Gatekeeper: the key is the admission request.
+    let key = json!({
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "operation": "UPDATE", "namespace": "default", "name": "infer",
+        "object": infer("2"), "oldObject": infer("1"),
+    })
+    .to_string();
+    // As Gatekeeper's audit sends it: no operation, no oldObject (a CREATE).
+    let audit = json!({
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "operation": "", "namespace": "default", "name": "infer",
+        "object": infer("1"), "oldObject": null,
+    })
+    .to_string();
+    let body = json!({
+        "apiVersion": "externaldata.gatekeeper.sh/v1beta1",
+        "kind": "ProviderRequest",
+        "request": {"keys": [key, audit]},
+    });
+    let (status, answer) = request(&server, "POST", "/gatekeeper", body.to_string().as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    let items = answer["response"]["items"].as_array().unwrap();
+    assert_eq!(items[0]["error"], "", "{answer}");
+    check(&items[0]["value"]);
+    assert_eq!(items[1]["error"], "", "{answer}");
+    assert_eq!(items[1]["value"]["allowed"], true, "{answer}");
+}
+
+/// A TLS 1.3 session with the server, handshake done.
+fn connect(server: &Server) -> StreamOwned<ClientConnection, TcpStream> {
+    let config = Arc::new(client(server, &[&rustls::version::TLS13]));
+    let connection =
+        ClientConnection::new(config, ServerName::try_from("localhost").unwrap()).unwrap();
+    let socket = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut stream = StreamOwned::new(connection, socket);
+    while stream.conn.is_handshaking() {
+        stream.conn.complete_io(&mut stream.sock).unwrap();
+    }
+    stream
+}
+
+/// The status of the answer on a stream (read to its end).
+fn status_of(stream: &mut impl Read) -> (u16, String) {
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP status in {text:?}"));
+    (status, text)
+}
+
+/// A client sending its request one byte every 100 ms (for 1.2 s) never completes it within a 1 s
+/// `--request-timeout` although each byte arrives well within the 5 s `--timeout`: it gets 408
+/// at the deadline.
+#[test]
+fn a_trickling_client_loses_its_slot_at_the_request_deadline() {
+    let server = start(
+        "trickle",
+        &scenario("vllm-eight-two-zones").join("cluster.yaml"),
+        &["--request-timeout", "1", "--timeout", "5"],
+    );
+    let mut stream = connect(&server);
+    let start = std::time::Instant::now();
+    let head = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+    for byte in head.iter().take(40) {
+        if stream
+            .write_all(&[*byte])
+            .and_then(|()| stream.flush())
+            .is_err()
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        if start.elapsed() > std::time::Duration::from_millis(1200) {
+            break;
+        }
+    }
+    let (status, text) = status_of(&mut stream);
+    assert_eq!(status, 408, "{text}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}
+
+/// With `--max-connections 1` and the one slot held by a client that never sends its request,
+/// the next client is answered 503 at once, not after the holder's deadline, and connections
+/// past the limit do not each get a thread (Linux: /proc/<pid>/task).
+#[test]
+fn past_max_connections_the_answer_is_503_at_once() {
+    let server = start(
+        "busy",
+        &scenario("vllm-eight-two-zones").join("cluster.yaml"),
+        &["--max-connections", "1", "--request-timeout", "8"],
+    );
+    let _holder = connect(&server);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let start = std::time::Instant::now();
+    let mut stream = connect(&server);
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    stream.flush().unwrap();
+    let (status, text) = status_of(&mut stream);
+    assert_eq!(status, 503, "{text}");
+    assert!(text.contains("too many connections"), "{text}");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        start.elapsed()
+    );
+    // Thirty more clients that never handshake: the server's threads stay bounded (the main
+    // thread, the overflow thread and the one connection's), not one per connection.
+    let idle: Vec<TcpStream> = (0..30)
+        .map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let threads = std::fs::read_dir(format!("/proc/{}/task", server.child.id()))
+        .unwrap()
+        .count();
+    assert!(threads <= 4, "{threads} threads for 32 connections");
+    drop(idle);
+}
+
+/// A decision over its `--eval-timeout` (50 ms; this one places 300 replicas on 1,500 nodes,
+/// far longer in a debug build) is answered with an error, on both endpoints, and the service
+/// keeps answering.
+#[test]
+fn a_decision_past_its_deadline_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("spreadlab-serve-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for n in 0..1500 {
+        text.push_str(&format!(
+            "- {{apiVersion: v1, kind: Node, metadata: {{name: n{n}, labels: {{kubernetes.io/hostname: n{n}, topology.kubernetes.io/zone: z{}}}}}, status: {{allocatable: {{cpu: '8', memory: 32Gi, pods: '110'}}}}}}\n",
+            n % 3
+        ));
+    }
+    let snapshot = dir.join("big.yaml");
+    std::fs::write(&snapshot, text).unwrap();
+    let server = start("slow", &snapshot, &["--eval-timeout", "0.05"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut object = infer("1");
+    object["spec"]["replicas"] = json!(300);
+    let object = {
+        let containers = &mut object["spec"]["template"]["spec"]["containers"][0];
+        containers["resources"] = json!({"requests": {"cpu": "1"}});
+        object
+    };
+    let body = json!({"object": object}).to_string();
+    let (status, answer) = request(&server, "POST", "/validate", body.as_bytes());
+    assert_eq!(status, 503, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 50 ms (--eval-timeout)"),
+        "{answer}"
+    );
+    let provider = json!({
+        "apiVersion": "externaldata.gatekeeper.sh/v1beta1",
+        "kind": "ProviderRequest",
+        "request": {"keys": [object.to_string()]},
+    });
+    let (status, answer) = request(
+        &server,
+        "POST",
+        "/gatekeeper",
+        provider.to_string().as_bytes(),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert!(
+        answer["response"]["systemError"]
+            .as_str()
+            .unwrap()
+            .contains("--eval-timeout"),
+        "{answer}"
+    );
+    let (status, _) = request(&server, "GET", "/healthz", b"");
+    assert_eq!(status, 200);
+}
+
+/// `--settings`: the policy's settings file. `mode: warn` turns the refusal on the full GPU
+/// scenario (the real scheduler left one replica Pending, expected.jsonl) into warnings, and
+/// `mutate: true` answers an AdmissionReview with a JSONPatch replacing the object by the
+/// mutated one (a zone spread selecting its own pods added to a Deployment without one).
+#[test]
+fn settings_file_and_admission_review_patch() {
+    let dir = std::env::temp_dir().join(format!("spreadlab-settings-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.yaml");
+    std::fs::write(&settings, "mode: warn\nmutate: true\n").unwrap();
+    let settings_arg = settings.display().to_string();
+    let server = start(
+        "settings",
+        &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
+        &["--settings", &settings_arg, "--max-body", "65536"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut object = workload("gpu-three-zones-one-full");
+    object["spec"]["template"]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("topologySpreadConstraints");
+    let review = json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "u-1",
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "operation": "CREATE",
+            "namespace": "default",
+            "object": object,
+        },
+    });
+    let (status, answer) = request(&server, "POST", "/validate", review.to_string().as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    let response = &answer["response"];
+    assert_eq!(response["uid"], "u-1");
+    assert_eq!(response["allowed"], true, "{answer}");
+    assert_eq!(response["patchType"], "JSONPatch");
+    use base64::Engine as _;
+    let patch: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::STANDARD
+            .decode(response["patch"].as_str().unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(patch[0]["op"], "replace");
+    assert_eq!(patch[0]["path"], "");
+    let constraints = &patch[0]["value"]["spec"]["template"]["spec"]["topologySpreadConstraints"];
+    assert_eq!(constraints[0]["topologyKey"], "topology.kubernetes.io/zone");
+    assert_eq!(constraints[0]["whenUnsatisfiable"], "DoNotSchedule");
+    assert_eq!(constraints[0]["labelSelector"], object["spec"]["selector"]);
+
+    // mode: warn: the scenario's own workload is allowed, its Pending replica a warning.
+    let body = json!({"object": workload("gpu-three-zones-one-full")}).to_string();
+    let (_, answer) = request(&server, "POST", "/validate", body.as_bytes());
+    assert_eq!(answer["allowed"], true, "{answer}");
+    let expected = pending_messages("gpu-three-zones-one-full");
+    let warning = answer["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.contains(expected[0].split(" preemption:").next().unwrap()),
+        "{warning}"
+    );
+}

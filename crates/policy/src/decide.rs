@@ -257,9 +257,12 @@ pub fn evaluate(
     }
     let mut outcome = Outcome::default();
     let mut object = admission.object.clone();
-    if settings.mutate && mutate::mutate(&mut object, kind, settings) {
-        outcome.mutated = Some(object.clone());
-    }
+    // Recorded in the outcome once the object is known to be in scope (`gpuOnly` needs it
+    // loaded): an out-of-scope workload is never mutated.
+    let mutated = settings.mutate && mutate::mutate(&mut object, kind, settings);
+    // The checks judge the object as admitted (mutated): a rollout is a change of its template.
+    let rollout_candidate =
+        admission.operation == Operation::Update && admission.template_changed_in(&object);
 
     // The object alone: static checks, and whether it is in scope at all.
     let alone = spreadlab_k8s::load_values(
@@ -276,6 +279,9 @@ pub fn evaluate(
         // A Pod bound by its author (spec.nodeName) is not scheduled: nothing to check.
         Ok(None) => return Ok(outcome),
         Err(error) if validation_enforced => {
+            if mutated {
+                outcome.mutated = Some(object.clone());
+            }
             outcome.violations.push(format!(
                 "{}: [kubernetes-validation] {error}",
                 admission.describe()
@@ -284,11 +290,13 @@ pub fn evaluate(
         }
         Err(error) => return Err(Problem::Object(error)),
     };
+    // The mutation never touches resources, so the mutated template requests what the
+    // admitted one does.
     if settings.scope.gpu_only && !requests_any(&workload.template, &settings.scope.gpu_resources) {
-        return Ok(Outcome {
-            violations: Vec::new(),
-            ..outcome
-        });
+        return Ok(Outcome::default());
+    }
+    if mutated {
+        outcome.mutated = Some(object.clone());
     }
     let subject = admission.describe();
     for violation in static_violations(&workload.template, settings) {
@@ -323,7 +331,7 @@ pub fn evaluate(
         }
         Err(error) => return Err(Problem::Object(error)),
     };
-    for violation in cluster_violations(admission, workload, &loaded.cluster, settings) {
+    for violation in cluster_violations(workload, rollout_candidate, &loaded.cluster, settings) {
         outcome.violations.push(format!("{subject}: {violation}"));
     }
     Ok(outcome)
@@ -384,7 +392,12 @@ fn static_violations(template: &Pod, settings: &Settings) -> Vec<String> {
 }
 
 /// Lists the cluster through the source: Nodes, bound Pods (not the admitted Pod itself),
-/// Namespaces, PriorityClasses, and PodDisruptionBudgets when a rule reads them.
+/// Namespaces, PriorityClasses, Services (their selectors only), and PodDisruptionBudgets when a
+/// rule reads them. No controllers: the pods placed are the admitted workload's, whose
+/// controller for `DefaultSelector` is the admitted object itself (the loader registers it; a
+/// Deployment's through its ReplicaSet). An admitted Pod owned by a ReplicaSet or StatefulSet
+/// (`scope.checkControlledObjects`) gets its default spread selector from the Services alone
+/// (the loader would adopt the Pod into a listed owner and place the owner instead).
 fn read_cluster(
     admission: &Admission,
     settings: &Settings,
@@ -417,10 +430,31 @@ fn read_cluster(
             .list(snapshot::PRIORITY_CLASS)
             .map_err(Problem::Cluster)?,
     );
+    values.extend(
+        cluster
+            .list(snapshot::SERVICE)
+            .map_err(Problem::Cluster)?
+            .into_iter()
+            .map(slim_service),
+    );
     if settings.lint_rules.iter().any(|r| r == "pdb-violated") {
         values.extend(cluster.list(snapshot::PDB).map_err(Problem::Cluster)?);
     }
     Ok(values)
+}
+
+/// A Service cut to what `DefaultSelector` reads: namespace, name and `spec.selector`.
+fn slim_service(service: Value) -> Value {
+    let mut slim = serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {}});
+    for key in ["name", "namespace"] {
+        if let Some(value) = service.pointer(&format!("/metadata/{key}")) {
+            slim["metadata"][key] = value.clone();
+        }
+    }
+    if let Some(selector) = service.pointer("/spec/selector") {
+        slim["spec"] = serde_json::json!({"selector": selector});
+    }
+    slim
 }
 
 fn options() -> Options {
@@ -434,10 +468,11 @@ fn percent(part: usize, whole: usize) -> usize {
     (part * 100).checked_div(whole).unwrap_or(100)
 }
 
-/// Checks against the cluster.
+/// Checks against the cluster. `template_changed`: an UPDATE that changes the pod template of
+/// the object as admitted (after the mutation).
 fn cluster_violations(
-    admission: &Admission,
     workload: &Workload,
+    template_changed: bool,
     cluster: &Cluster,
     settings: &Settings,
 ) -> Vec<String> {
@@ -453,8 +488,7 @@ fn cluster_violations(
         ),
         _ => false,
     };
-    let rollout_update =
-        rolls_out && admission.operation == Operation::Update && admission.template_changed();
+    let rollout_update = rolls_out && template_changed;
     // The state after this change has rolled out: the running replicas (the old revision) are
     // replaced by new ones.
     let end_state = if rollout_update {

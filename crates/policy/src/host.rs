@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::slim::{SlimPod, SlimPodList};
+use crate::slim::{POD_FIELD_MASKS, SERVICE_FIELD_MASKS, SlimPod, SlimPodList};
 use crate::snapshot::{self, ClusterSource, Resource, SourceError};
 
 /// The waPC binding, namespace and operation of the call.
@@ -22,7 +22,19 @@ struct ListAllResourcesRequest<'a> {
     kind: &'a str,
     label_selector: Option<&'a str>,
     field_selector: Option<&'a str>,
-    field_masks: Option<Vec<&'a str>>,
+    field_masks: Option<&'a [&'a str]>,
+}
+
+/// The field masks sent for a kind: Pods and Services are pruned to what the policy reads
+/// (`crate::slim`); Nodes, Namespaces, PriorityClasses and PDBs are small and sent whole.
+pub fn field_masks(resource: Resource) -> Option<&'static [&'static str]> {
+    if resource == snapshot::POD {
+        Some(POD_FIELD_MASKS)
+    } else if resource == snapshot::SERVICE {
+        Some(SERVICE_FIELD_MASKS)
+    } else {
+        None
+    }
 }
 
 /// The cluster as the Kubewarden host's watch caches see it.
@@ -37,7 +49,7 @@ impl ClusterSource for HostCluster {
             kind: resource.kind,
             label_selector: None,
             field_selector: None,
-            field_masks: None,
+            field_masks: field_masks(resource),
         })
         .map_err(|e| error(e.to_string()))?;
         let (binding, namespace, operation) = HOST_CALL;

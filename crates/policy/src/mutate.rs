@@ -1,7 +1,10 @@
-//! The mutating variant: adds `matchLabelKeys: [pod-template-hash]` to a Deployment's topology
-//! spread constraints (so old ReplicaSets' pods do not count during a rollout) and a default
-//! spread (settings `defaultSpread`, zones by default) to a Deployment, StatefulSet or ReplicaSet
-//! that has none on that key, selecting only the workload's own pods (`spec.selector`).
+//! The mutating variant: adds `matchLabelKeys: [pod-template-hash]` to a Deployment's hard
+//! topology spread constraints (so old ReplicaSets' pods do not count during a rollout) and a
+//! default spread (settings `defaultSpread`: zones, maxSkew 1, DoNotSchedule by default) to a
+//! Deployment, StatefulSet or ReplicaSet that has none on that key, selecting only the
+//! workload's own pods (`spec.selector`). With the default settings it is the mutation of
+//! `policies/kyverno/mutate.yaml` (`tests/shared_fixtures.rs` checks both on the shared
+//! fixtures).
 
 use serde_json::{Map, Value, json};
 
@@ -26,17 +29,24 @@ fn selector_has_key(selector: &Value, key: &str) -> bool {
             })
 }
 
-/// Adds `pod-template-hash` to `matchLabelKeys` of every constraint that has a labelSelector
-/// (the key has no effect without one) not already mentioning the key (the API server rejects a
-/// key in both). Returns whether anything changed.
+/// Adds `pod-template-hash` to `matchLabelKeys` of every hard (`DoNotSchedule`) constraint that
+/// has a non-empty labelSelector (the API server rejects matchLabelKeys without one) not already
+/// naming the key (the API server rejects a key in both: upstream
+/// pkg/apis/core/validation/validation.go `validateMatchLabelKeysInTopologySpread`). Soft
+/// constraints are left as written: it is the hard ones that stall a rollout. The same rule as
+/// `policies/kyverno/mutate.yaml`'s `add-pod-template-hash-key`. Returns whether anything
+/// changed.
 fn add_template_hash_key(constraints: &mut [Value]) -> bool {
     let mut changed = false;
     for constraint in constraints.iter_mut() {
         let Some(constraint) = constraint.as_object_mut() else {
             continue;
         };
+        if constraint.get("whenUnsatisfiable").and_then(Value::as_str) != Some("DoNotSchedule") {
+            continue;
+        }
         let selector = match constraint.get("labelSelector") {
-            Some(selector @ Value::Object(_)) => selector,
+            Some(selector @ Value::Object(map)) if !map.is_empty() => selector,
             _ => continue,
         };
         if selector_has_key(selector, POD_TEMPLATE_HASH) {
@@ -150,7 +160,7 @@ mod tests {
             &json!([{
                 "maxSkew": 1,
                 "topologyKey": "topology.kubernetes.io/zone",
-                "whenUnsatisfiable": "ScheduleAnyway",
+                "whenUnsatisfiable": "DoNotSchedule",
                 "labelSelector": {"matchLabels": {"app": "web"}},
                 "matchLabelKeys": ["pod-template-hash"]
             }])
@@ -187,6 +197,26 @@ mod tests {
     }
 
     #[test]
+    fn soft_constraints_and_an_explicit_soft_default_get_no_template_hash() {
+        let mut object = deployment(json!([
+            {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway",
+             "labelSelector": {"matchLabels": {"app": "web"}}}
+        ]));
+        let settings = Settings {
+            default_spread: crate::settings::DefaultSpread {
+                when_unsatisfiable: Some(crate::settings::WhenUnsatisfiableSetting::ScheduleAnyway),
+                ..Default::default()
+            },
+            ..Settings::default()
+        };
+        assert!(mutate(&mut object, Kind::Deployment, &settings));
+        let constraints = &object["spec"]["template"]["spec"]["topologySpreadConstraints"];
+        assert!(constraints[0].get("matchLabelKeys").is_none());
+        assert_eq!(constraints[1]["whenUnsatisfiable"], "ScheduleAnyway");
+        assert!(constraints[1].get("matchLabelKeys").is_none());
+    }
+
+    #[test]
     fn stateful_sets_get_the_spread_without_template_hash_and_pods_nothing() {
         let mut object = deployment(Value::Null);
         object["kind"] = json!("StatefulSet");
@@ -202,6 +232,35 @@ mod tests {
         let mut pod =
             json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {}});
         assert!(!mutate(&mut pod, Kind::Pod, &settings));
+    }
+
+    #[test]
+    fn custom_default_spread_key_and_skew() {
+        let mut object = deployment(json!([
+            {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+             "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["pod-template-hash"]}
+        ]));
+        let settings = Settings::from_json(&json!({
+            "mutate": true,
+            "defaultSpread": {"topologyKey": "kubernetes.io/hostname", "maxSkew": 2}
+        }))
+        .unwrap();
+        assert!(mutate(&mut object, Kind::Deployment, &settings));
+        let constraints = &object["spec"]["template"]["spec"]["topologySpreadConstraints"];
+        assert_eq!(
+            constraints[1],
+            json!({
+                "maxSkew": 2,
+                "topologyKey": "kubernetes.io/hostname",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "web"}},
+                "matchLabelKeys": ["pod-template-hash"]
+            })
+        );
+        // A constraint on the custom key already there: nothing added.
+        let once = object.clone();
+        assert!(!mutate(&mut object, Kind::Deployment, &settings));
+        assert_eq!(object, once);
     }
 
     #[test]

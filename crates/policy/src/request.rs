@@ -252,12 +252,23 @@ impl Admission {
     /// On UPDATE: whether the pod template changed (a rollout), as opposed to a scale or a
     /// metadata change. A Pod counts as changed.
     pub fn template_changed(&self) -> bool {
+        self.template_changed_in(&self.object)
+    }
+
+    /// As [`Admission::template_changed`], for `object` standing in for the request's object:
+    /// the mutating variant compares the object it admits (mutated) with the old one, so an
+    /// UPDATE the mutation turns into a template change is a rollout, and re-applying a manifest
+    /// the mutation had completed before is not.
+    pub fn template_changed_in(&self, object: &Value) -> bool {
         let Some(old) = &self.old_object else {
             return false;
         };
         match self.kind {
             Some(Kind::Pod) | None => true,
-            Some(_) => old.get("spec").and_then(|s| s.get("template")) != self.template(),
+            Some(_) => {
+                old.get("spec").and_then(|s| s.get("template"))
+                    != object.get("spec").and_then(|s| s.get("template"))
+            }
         }
     }
 

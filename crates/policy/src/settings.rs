@@ -176,7 +176,9 @@ pub struct DefaultSpread {
     pub topology_key: String,
     /// maxSkew (at least 1).
     pub max_skew: i32,
-    /// Absent: `DoNotSchedule` when `requireDoNotSchedule` is set, else `ScheduleAnyway`.
+    /// Absent: `DoNotSchedule` (as `policies/kyverno/mutate.yaml` adds it; the `rejectPending`
+    /// check then runs on the mutated object, so a spread the cluster cannot satisfy is refused
+    /// at admission rather than left Pending).
     pub when_unsatisfiable: Option<WhenUnsatisfiableSetting>,
 }
 
@@ -223,7 +225,7 @@ pub struct Settings {
     /// On an UPDATE that changes the pod template of a Deployment or StatefulSet: reject when
     /// the rollout would stall.
     pub reject_rollout_stall: bool,
-    /// Lint rule IDs (`spreadlab lint --list-rules`) whose findings are violations.
+    /// Lint rule IDs (`spreadlab lint --rules`) whose findings are violations.
     pub lint_rules: Vec<String>,
 }
 
@@ -337,8 +339,7 @@ impl Settings {
         match self.default_spread.when_unsatisfiable {
             Some(WhenUnsatisfiableSetting::DoNotSchedule) => WhenUnsatisfiable::DoNotSchedule,
             Some(WhenUnsatisfiableSetting::ScheduleAnyway) => WhenUnsatisfiable::ScheduleAnyway,
-            None if self.require_do_not_schedule => WhenUnsatisfiable::DoNotSchedule,
-            None => WhenUnsatisfiable::ScheduleAnyway,
+            None => WhenUnsatisfiable::DoNotSchedule,
         }
     }
 

@@ -41,9 +41,22 @@ pub const PDB: Resource = Resource {
     kind: "PodDisruptionBudget",
 };
 
+/// Services: PodTopologySpread's system default constraints (kube-scheduler's default
+/// `defaultingType: System`, for pods without constraints of their own) select the pods the
+/// Services selecting the incoming pod select (upstream
+/// pkg/scheduler/framework/plugins/helper/spread.go `DefaultSelector`).
+pub const SERVICE: Resource = Resource {
+    api_version: "v1",
+    kind: "Service",
+};
+/// The kinds every evaluation that needs the cluster reads (PodDisruptionBudgets only for the
+/// `pdb-violated` lint rule): every ClusterAdmissionPolicy must grant them (a test checks it).
+pub const ALWAYS_READ: &[Resource] = &[NODE, POD, NAMESPACE, PRIORITY_CLASS, SERVICE];
+
 /// Every kind the policy may read; `metadata.yml`'s `contextAwareResources` lists exactly these
 /// (a test checks it).
-pub const CONTEXT_AWARE_RESOURCES: &[Resource] = &[NODE, POD, NAMESPACE, PRIORITY_CLASS, PDB];
+pub const CONTEXT_AWARE_RESOURCES: &[Resource] =
+    &[NODE, POD, NAMESPACE, PRIORITY_CLASS, PDB, SERVICE];
 
 /// A failed cluster read.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 //! from the fixture's own stated expectation (`tests/analyses/*.yaml`, checked by the CLI tests
 //! too), never from this policy's output.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -216,7 +217,7 @@ fn mutation_adds_zone_spread_selecting_own_pods() {
         json!([{
             "maxSkew": 1,
             "topologyKey": "topology.kubernetes.io/zone",
-            "whenUnsatisfiable": "ScheduleAnyway",
+            "whenUnsatisfiable": "DoNotSchedule",
             "labelSelector": {"matchLabels": {"app": "infer"}},
             "matchLabelKeys": ["pod-template-hash"]
         }])
@@ -373,5 +374,178 @@ fn replica_set_template_change_keeps_its_pods() {
     assert!(
         message.contains("1 of 4 replicas would stay Pending"),
         "{message}"
+    );
+}
+
+/// The rollout-gpu-busy UPDATE with neither revision carrying a spread constraint: a re-applied
+/// manifest of a workload created before the policy (no template change as sent).
+fn unspread_update() -> Value {
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    for side in ["object", "oldObject"] {
+        stored["request"][side]["spec"]["template"]["spec"]
+            .as_object_mut()
+            .unwrap()
+            .remove("topologySpreadConstraints");
+    }
+    stored["request"]["object"] = stored["request"]["oldObject"].clone();
+    stored["settings"] =
+        json!({"mutate": true, "rejectPending": false, "rejectRolloutStall": true});
+    stored
+}
+
+/// The mutating variant judges the object it admits. tests/analyses/rollout-gpu-busy.yaml: every
+/// GPU busy, default strategy (maxSurge 1, maxUnavailable 0), so any template change stalls (the
+/// fixture's stated expectation). An UPDATE sent unchanged that the mutation gives a zone spread
+/// is a template change, so a rollout, and stalls; re-applying the un-mutated manifest of a
+/// workload the mutation had completed before is no template change, so no rollout.
+#[test]
+fn mutation_that_changes_the_template_is_a_rollout() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let stored = unspread_update();
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &cluster)).to_owned();
+    assert!(message.contains("would stall at step 0"), "{message}");
+
+    // The old revision as the mutation left it; the new one is the manifest without the spread.
+    let mut mutated_before = stored.clone();
+    let Decision::Mutate { object, .. } = decide_payload(
+        {
+            let mut create = stored.clone();
+            create["request"]["operation"] = json!("CREATE");
+            create["request"]["oldObject"] = Value::Null;
+            create["settings"] = json!({"mutate": true, "rejectPending": false});
+            create.to_string()
+        }
+        .as_bytes(),
+        &cluster,
+    ) else {
+        panic!("the CREATE is mutated");
+    };
+    mutated_before["request"]["oldObject"] = object;
+    mutated_before["request"]["object"]["spec"]["replicas"] = json!(3);
+    assert!(
+        matches!(
+            decide_payload(mutated_before.to_string().as_bytes(), &cluster),
+            Decision::Mutate { .. }
+        ),
+        "a re-applied manifest the mutation completes to the old template is no rollout"
+    );
+}
+
+/// `scope.gpuOnly`: a workload requesting no GPU is out of scope, so it is neither checked nor
+/// mutated; the same workload with a GPU request is mutated.
+#[test]
+fn out_of_scope_workloads_are_not_mutated() {
+    let cluster = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    let mut stored = unspread_update();
+    stored["request"]["operation"] = json!("CREATE");
+    stored["request"]["oldObject"] = Value::Null;
+    stored["settings"] =
+        json!({"mutate": true, "rejectPending": false, "scope": {"gpuOnly": true}});
+    assert!(matches!(
+        decide_payload(stored.to_string().as_bytes(), &cluster),
+        Decision::Mutate { .. }
+    ));
+    let container = &mut stored["request"]["object"]["spec"]["template"]["spec"]["containers"][0];
+    container["resources"] = json!({"requests": {"cpu": "1"}});
+    assert_eq!(
+        decide_payload(stored.to_string().as_bytes(), &cluster),
+        Decision::Accept { warnings: vec![] }
+    );
+}
+
+/// tests/scenarios/service-default-spread: the inventory Deployment has no spread constraints,
+/// so PodTopologySpread's system defaults place it, with the selector built from the Services
+/// selecting its pods and its ReplicaSet. With a hostname `minDomains` above what it reaches, the
+/// rejection lists the hosts its nine replicas run on: the two running pods' nodes and the nodes
+/// the real kube-scheduler chose for the seven new ones (the recording, expected.jsonl).
+/// Services are read from the cluster: a failed Service list is a failed read, never a guess.
+/// (On this scenario the Services' labels select the same pods as the ReplicaSet's selector, so
+/// the placement alone does not show the read.)
+#[test]
+fn default_spreading_reads_services() {
+    let dir = "tests/scenarios/service-default-spread";
+    let fixture = cluster(&format!("{dir}/cluster.yaml"));
+    let mut hosts: BTreeSet<String> = fixture
+        .objects
+        .iter()
+        .filter(|o| o["kind"] == "Pod")
+        .filter(|o| o["metadata"]["labels"]["app"] == "inventory")
+        .map(|o| o["spec"]["nodeName"].as_str().unwrap().to_owned())
+        .collect();
+    let recording = std::fs::read_to_string(repo().join(format!("{dir}/expected.jsonl"))).unwrap();
+    for line in recording.lines().filter(|l| !l.trim().is_empty()) {
+        let decision: Value = serde_json::from_str(line).unwrap();
+        if decision["pod"]
+            .as_str()
+            .unwrap()
+            .starts_with("retail/inventory-")
+        {
+            hosts.insert(decision["node"].as_str().unwrap().to_owned());
+        }
+    }
+    let mut stored: Value =
+        serde_json::from_slice(&payload("scenario-service-default-spread")).unwrap();
+    assert_eq!(stored["request"]["object"]["metadata"]["name"], "inventory");
+    stored["settings"] = json!({"requiredTopologyKeys": [
+        {"topologyKey": "kubernetes.io/hostname", "minDomains": 9}
+    ]});
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &fixture)).to_owned();
+    let list = hosts.iter().cloned().collect::<Vec<_>>().join(", ");
+    assert!(
+        message.contains(&format!(
+            "replicas would run in {} kubernetes.io/hostname domain(s) [{list}], policy requires 9",
+            hosts.len()
+        )),
+        "{message}"
+    );
+    let mut failing = fixture.clone();
+    failing.failing = vec!["Service"];
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &failing)).to_owned();
+    assert!(message.contains("cannot list Service (v1)"), "{message}");
+}
+
+/// tests/analyses/rollout-gpu-busy.yaml as a StatefulSet `infer` (its three pods `infer-0..2`,
+/// owned by it),
+/// updated to two GPUs per replica. Under the default RollingUpdate the StatefulSet controller
+/// replaces every pod (upstream pkg/controller/statefulset/stateful_set_control.go): judged on
+/// the end state, no node has two GPUs (NodeResourcesFit), so all three new replicas stay
+/// Pending. Under `OnDelete` it replaces none until they are deleted: the running pods stay its
+/// replicas and nothing new is placed.
+#[test]
+fn stateful_set_updates_follow_the_update_strategy() {
+    let mut fixture = cluster("tests/analyses/rollout-gpu-busy.yaml");
+    for (ordinal, object) in fixture
+        .objects
+        .iter_mut()
+        .filter(|o| o["kind"] == "Pod")
+        .enumerate()
+    {
+        object["metadata"]["name"] = json!(format!("infer-{ordinal}"));
+        object["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+            "kind": "StatefulSet", "name": "infer", "uid": "ss", "controller": true}]);
+    }
+    let mut stored: Value = serde_json::from_slice(&payload("rollout-gpu-busy-update")).unwrap();
+    stored["settings"] = json!({});
+    stored["request"]["kind"]["kind"] = json!("StatefulSet");
+    for side in ["object", "oldObject"] {
+        stored["request"][side]["kind"] = json!("StatefulSet");
+        stored["request"][side]["spec"]["serviceName"] = json!("infer");
+    }
+    let resources =
+        &mut stored["request"]["object"]["spec"]["template"]["spec"]["containers"][0]["resources"];
+    resources["requests"]["nvidia.com/gpu"] = json!("2");
+    resources["limits"]["nvidia.com/gpu"] = json!("2");
+    let message = rejection(&decide_payload(stored.to_string().as_bytes(), &fixture)).to_owned();
+    assert!(
+        message.contains("StatefulSet default/infer: 3 of 3 replicas would stay Pending")
+            && message.contains("Insufficient nvidia.com/gpu"),
+        "{message}"
+    );
+    for side in ["object", "oldObject"] {
+        stored["request"][side]["spec"]["updateStrategy"] = json!({"type": "OnDelete"});
+    }
+    assert_eq!(
+        decide_payload(stored.to_string().as_bytes(), &fixture),
+        Decision::Accept { warnings: vec![] }
     );
 }

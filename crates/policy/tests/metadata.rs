@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use spreadlab_policy::host::HOST_CAPABILITIES;
-use spreadlab_policy::snapshot::CONTEXT_AWARE_RESOURCES;
+use spreadlab_policy::snapshot::{ALWAYS_READ, CONTEXT_AWARE_RESOURCES};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -99,6 +99,14 @@ fn manifests_grant_what_the_policy_reads() {
     for policy in &policies {
         let granted = resources(&policy["spec"]["contextAwareResources"]);
         assert!(granted.is_subset(&code_resources()));
+        for always in ALWAYS_READ {
+            assert!(
+                granted.contains(&(always.api_version.to_owned(), always.kind.to_owned())),
+                "{} must grant {} (read on every evaluation)",
+                policy["metadata"]["name"],
+                always.kind
+            );
+        }
         // Every settings block is valid.
         let response =
             spreadlab_policy::settings_response(policy["spec"]["settings"].to_string().as_bytes());
@@ -152,6 +160,7 @@ fn manifests_grant_what_the_policy_reads() {
             "Namespace" => "namespaces",
             "PriorityClass" => "priorityclasses",
             "PodDisruptionBudget" => "poddisruptionbudgets",
+            "Service" => "services",
             other => panic!("no plural known for {other}"),
         };
         assert!(

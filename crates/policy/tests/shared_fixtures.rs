@@ -83,3 +83,54 @@ fn shared_fixtures_are_rejected_for_the_expected_rules() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+/// The mutating variant (default settings, `mutate: true`) mutates every shared fixture exactly
+/// as `policies/kyverno/mutate.yaml` does: into `policies/kyverno/patched/<name>.yaml` where
+/// that file exists (written by hand from the Kyverno rules and checked by the real Kyverno CLI,
+/// `policies/kyverno/tests/mutate`), and not at all otherwise (every other fixture already has a
+/// zone constraint, and each of its hard constraints either has `pod-template-hash` in
+/// matchLabelKeys or no labelSelector; the Kyverno CLI leaves them unchanged too).
+#[test]
+fn mutation_agrees_with_kyverno_on_the_shared_fixtures() {
+    let settings = Settings::from_json(&json!({"mutate": true})).unwrap();
+    let patched_dir = fixtures().join("../kyverno/patched");
+    let mut patched = 0;
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if name == "expected" {
+            continue;
+        }
+        let object: Value =
+            serde_saphyr::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let kind = match object["kind"].as_str().unwrap() {
+            "Deployment" => spreadlab_policy::request::Kind::Deployment,
+            "StatefulSet" => spreadlab_policy::request::Kind::StatefulSet,
+            "ReplicaSet" => spreadlab_policy::request::Kind::ReplicaSet,
+            other => panic!("{name}: kind {other}"),
+        };
+        let mut mutated = object.clone();
+        let changed = spreadlab_policy::mutate::mutate(&mut mutated, kind, &settings);
+        let want = match std::fs::read_to_string(patched_dir.join(format!("{name}.yaml"))) {
+            Ok(text) => {
+                patched += 1;
+                serde_saphyr::from_str::<Value>(&text).unwrap()
+            }
+            Err(_) => object,
+        };
+        assert_eq!(
+            mutated["spec"]["template"]["spec"]["topologySpreadConstraints"],
+            want["spec"]["template"]["spec"]["topologySpreadConstraints"],
+            "{name}"
+        );
+        assert_eq!(
+            changed,
+            patched_dir.join(format!("{name}.yaml")).exists(),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        patched, 3,
+        "the three Kyverno-patched fixtures were compared"
+    );
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use spreadlab_k8s::{LoadOptions, load_values};
-use spreadlab_policy::slim::{SlimPodList, slim_value};
+use spreadlab_policy::slim::{POD_FIELD_MASKS, SlimPodList, prune, slim_value};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -36,9 +36,47 @@ fn bound_pods(objects: &[Value]) -> Vec<Value> {
 fn assert_same_conversion(name: &str, pods: Vec<Value>) {
     let options = LoadOptions::default();
     let whole = load_values(name, pods.clone(), &options);
-    let slim = load_values(name, pods.into_iter().map(slim_value).collect(), &options);
+    let slim = load_values(
+        name,
+        pods.iter().cloned().map(slim_value).collect(),
+        &options,
+    );
     assert_eq!(whole.cluster.pods, slim.cluster.pods, "{name}");
     assert_eq!(whole.errors.len(), slim.errors.len(), "{name}");
+    // Pruned by the host to the field masks the policy sends (List items carry no type).
+    let pruned = load_values(
+        name,
+        pods.iter()
+            .map(|pod| slim_value(with_type(prune(pod, POD_FIELD_MASKS))))
+            .collect(),
+        &options,
+    );
+    assert_eq!(
+        whole.cluster.pods, pruned.cluster.pods,
+        "{name} (field masks)"
+    );
+    assert_eq!(
+        whole.errors.len(),
+        pruned.errors.len(),
+        "{name} (field masks)"
+    );
+}
+
+fn with_type(mut pod: Value) -> Value {
+    pod["apiVersion"] = json!("v1");
+    pod["kind"] = json!("Pod");
+    pod
+}
+
+#[test]
+fn field_masks_prune_as_described() {
+    let pod = json!({"metadata": {"name": "p", "uid": "u"},
+        "spec": {"containers": [{"name": "a", "env": [1]}, {"name": "b"}], "volumes": [{}]}});
+    assert_eq!(
+        prune(&pod, &["metadata.name", "spec.containers.name"]),
+        json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}, {"name": "b"}]}})
+    );
+    assert_eq!(prune(&pod, &[]), pod);
 }
 
 #[test]

@@ -99,8 +99,30 @@ impl Cluster {
                 if self.failing.iter().any(|k| k == kind) {
                     return Err(format!("{kind}: forbidden by RBAC (fixture)").into());
                 }
-                let items: Vec<&Value> =
-                    self.objects.iter().filter(|o| o["kind"] == kind).collect();
+                // Field masks (SDK 0.17): the host prunes each object to the masked paths.
+                let masks: Vec<Vec<&str>> = request["field_masks"]
+                    .as_array()
+                    .map(|masks| {
+                        masks
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(|m| m.split('.').collect())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let masks: Vec<&[&str]> = masks.iter().map(Vec::as_slice).collect();
+                let items: Vec<Value> = self
+                    .objects
+                    .iter()
+                    .filter(|o| o["kind"] == kind)
+                    .map(|o| {
+                        if masks.is_empty() {
+                            o.clone()
+                        } else {
+                            prune(o, &masks)
+                        }
+                    })
+                    .collect();
                 Ok(serde_json::to_vec(&json!({
                     "apiVersion": api_version,
                     "kind": format!("{kind}List"),
@@ -110,6 +132,32 @@ impl Cluster {
             }
             _ => Err(format!("unexpected host call {binding}/{namespace}/{operation}").into()),
         }
+    }
+}
+
+/// `value` pruned to dotted field-mask paths, as the Kubewarden host does (objects keep the
+/// masked keys, a path ending at a key keeps its subtree, arrays are traversed).
+fn prune(value: &Value, paths: &[&[&str]]) -> Value {
+    if paths.iter().any(|p| p.is_empty()) {
+        return value.clone();
+    }
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(|i| prune(i, paths)).collect()),
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (key, child) in map {
+                let below: Vec<&[&str]> = paths
+                    .iter()
+                    .filter(|p| p[0] == key)
+                    .map(|p| &p[1..])
+                    .collect();
+                if !below.is_empty() {
+                    out.insert(key.clone(), prune(child, &below));
+                }
+            }
+            Value::Object(out)
+        }
+        _ => Value::Null,
     }
 }
 

@@ -119,7 +119,7 @@ fn seed_scenarios_accept_and_reject_as_the_real_scheduler() {
             .collect();
         assert_eq!(
             kinds,
-            ["Node", "Pod", "Namespace", "PriorityClass"],
+            ["Node", "Pod", "Namespace", "PriorityClass", "Service"],
             "{name}"
         );
         assert_eq!(
@@ -361,13 +361,39 @@ fn add_realistic_fields(pod: &mut Value, p: usize) {
     });
 }
 
-/// Runs `validate` up to 5 times under `budget` (epoch interruption, as the policy-server
-/// enforces its timeout) until 3 runs finish; returns the times of the finished runs and how
-/// many were interrupted.
-fn timed_runs(host: &PolicyHost, payload: &[u8], label: &str) -> (Vec<Duration>, usize) {
-    let mut within = Vec::new();
-    let mut answering = Vec::new();
-    let mut interrupted = 0;
+/// Times of 5 `validate` runs under the budget (epoch interruption, as the policy-server
+/// enforces its timeout): every run is kept, a run the deadline interrupted counts as over it.
+struct Runs {
+    /// Finished runs.
+    finished: Vec<Duration>,
+    /// Of each finished run, the time the host spent answering the list calls.
+    answering: Vec<Duration>,
+    /// Runs the deadline interrupted.
+    interrupted: usize,
+}
+
+impl Runs {
+    fn median(&self) -> Option<Duration> {
+        let mut sorted = self.finished.clone();
+        sorted.sort();
+        // An interrupted run is slower than every finished one.
+        let all = sorted.len() + self.interrupted;
+        sorted.get(all / 2).copied()
+    }
+
+    fn max(&self) -> Option<Duration> {
+        (self.interrupted == 0)
+            .then(|| self.finished.iter().max().copied())
+            .flatten()
+    }
+}
+
+fn timed_runs(host: &PolicyHost, payload: &[u8], label: &str) -> Runs {
+    let mut runs = Runs {
+        finished: Vec::new(),
+        answering: Vec::new(),
+        interrupted: 0,
+    };
     for _ in 0..5 {
         host.cluster.lock().unwrap().answering = Duration::ZERO;
         let start = Instant::now();
@@ -377,31 +403,44 @@ fn timed_runs(host: &PolicyHost, payload: &[u8], label: &str) -> (Vec<Duration>,
             Ok(answer) => {
                 let response: Value = serde_json::from_slice(&answer).unwrap();
                 assert_eq!(response["accepted"], true, "{label}: {response}");
-                within.push(elapsed);
-                answering.push(host.cluster.lock().unwrap().answering);
-                if within.len() == 3 {
-                    break;
-                }
+                runs.finished.push(elapsed);
+                runs.answering.push(host.cluster.lock().unwrap().answering);
             }
             Err(error) => {
                 assert!(error.to_string().contains("deadline"), "{label}: {error}");
-                interrupted += 1;
+                runs.interrupted += 1;
             }
         }
     }
+    let ms = |d: Option<Duration>| {
+        d.map_or_else(
+            || String::from("over budget"),
+            |d| format!("{} ms", d.as_millis()),
+        )
+    };
     println!(
-        "evaluation on 1,000 nodes / 10,000 pods, {label}: finished runs {:?} ms (of which the host answering list calls {:?} ms), interrupted {interrupted}",
-        within.iter().map(|t| t.as_millis()).collect::<Vec<_>>(),
-        answering.iter().map(|t| t.as_millis()).collect::<Vec<_>>()
+        "evaluation on 1,000 nodes / 10,000 pods, {label}: median {}, max {}; runs {:?} ms (host answering the list calls {:?} ms), interrupted {}",
+        ms(runs.median()),
+        ms(runs.max()),
+        runs.finished
+            .iter()
+            .map(|t| t.as_millis())
+            .collect::<Vec<_>>(),
+        runs.answering
+            .iter()
+            .map(|t| t.as_millis())
+            .collect::<Vec<_>>(),
+        runs.interrupted
     );
-    (within, interrupted)
+    runs
 }
 
 /// Kubewarden's default evaluation budget is 2 s (`KUBEWARDEN_POLICY_TIMEOUT`), enforced here as
-/// the policy-server does. The time includes the host answering the list calls (serialising
-/// 10,000 pods) and the guest parsing them. On a shared machine a run can be slowed by other
-/// processes, so at least one of up to 5 runs must finish within the budget; every time is
-/// printed (scripts/test-policy.sh runs this test alone).
+/// the policy-server does. The time includes the host answering the list calls (pruning pods to
+/// the policy's field masks and serialising them) and the guest parsing them. Every one of 5
+/// runs with the default settings must finish within the budget (an interrupted run is a
+/// rejected request); the median and the maximum are printed (scripts/test-policy.sh runs this
+/// test alone). The heavier settings are measured and reported under their documented 5 s.
 #[test]
 fn evaluation_time_on_1000_nodes_and_10000_pods() {
     let (objects, request) = big_cluster();
@@ -409,15 +448,32 @@ fn evaluation_time_on_1000_nodes_and_10000_pods() {
     let host = PolicyHost::new(wasm(), Some(budget)).expect("the module loads");
     host.set_cluster(objects.clone());
     let payload = serde_json::to_vec(&json!({"settings": {}, "request": request})).unwrap();
-    let (within, _) = timed_runs(
+    let runs = timed_runs(
         &host,
         &payload,
         "default settings (rejectPending), 2 s budget",
     );
-    assert!(
-        !within.is_empty(),
-        "every run exceeded the {budget:?} budget"
+    assert_eq!(
+        runs.interrupted, 0,
+        "{} of 5 runs exceeded the {budget:?} budget",
+        runs.interrupted
     );
+    // The pods were asked for with the policy's field masks.
+    {
+        let cluster = host.cluster.lock().unwrap();
+        let pods = cluster
+            .calls
+            .iter()
+            .find(|(_, payload)| payload["kind"] == "Pod")
+            .expect("a Pod list call");
+        assert!(
+            pods.1["field_masks"]
+                .as_array()
+                .is_some_and(|m| m.iter().any(|p| p == "spec.nodeName")),
+            "{}",
+            pods.1
+        );
+    }
 
     // Every cluster check at once costs more simulations (zone-loss sweep, lint's own
     // analyses); measured under a 5 s budget (`timeoutEvalSeconds: 5`, see the README).
@@ -429,15 +485,15 @@ fn evaluation_time_on_1000_nodes_and_10000_pods() {
         "lintRules": ["spread-without-selector", "selector-misses-own-pods", "selector-too-generic",
                       "min-domains-exceeds-domains", "mixed-gpu-models"]});
     let payload = serde_json::to_vec(&json!({"settings": settings, "request": request})).unwrap();
-    let (within, _) = timed_runs(
+    let runs = timed_runs(
         &host,
         &payload,
         "every cluster check (pending, min domains, zone-loss survival, 5 lint rules), 5 s budget",
     );
-    assert!(!within.is_empty(), "every run exceeded 5 s");
+    assert!(runs.median().is_some(), "most runs exceeded 5 s");
 
-    // Pods as a real cluster's cache holds them (about 3 KB of JSON each): reported under a
-    // 5 s budget.
+    // Pods as a real cluster's cache holds them (about 3 KB of JSON each, pruned by the host to
+    // the field masks): reported under the 2 s budget.
     let (objects, request) = big_cluster_with(true);
     let bytes: usize = objects
         .iter()
@@ -445,15 +501,15 @@ fn evaluation_time_on_1000_nodes_and_10000_pods() {
         .map(|o| o.to_string().len())
         .sum();
     println!("realistic pods: {} bytes of Pod JSON", bytes);
-    let host = PolicyHost::new(wasm(), Some(Duration::from_secs(5))).expect("the module loads");
+    let host = PolicyHost::new(wasm(), Some(budget)).expect("the module loads");
     host.set_cluster(objects);
     let payload = serde_json::to_vec(&json!({"settings": {}, "request": request})).unwrap();
-    let (within, _) = timed_runs(
+    let runs = timed_runs(
         &host,
         &payload,
-        "default settings, realistic pods (~3 KB each), 5 s budget",
+        "default settings, realistic pods (~3 KB each), 2 s budget",
     );
-    assert!(!within.is_empty(), "every run exceeded 5 s");
+    assert!(runs.median().is_some(), "most runs exceeded 2 s");
 }
 
 /// The deadline is real: a budget far too small interrupts the evaluation (and is reported as
