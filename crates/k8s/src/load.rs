@@ -1071,9 +1071,25 @@ fn checked_replicas(place: &Place, replicas: Option<i32>) -> Result<i32, Failure
     }
 }
 
-/// A StatefulSet's `updateStrategy` (default RollingUpdate, partition 0), `minReadySeconds` and
+/// A StatefulSet's `updateStrategy` (default RollingUpdate, partition 0, maxUnavailable 1),
+/// `podManagementPolicy` (default OrderedReady), `minReadySeconds` and
 /// its pods' grace period, validated as the API server does.
 fn stateful_set_spec(place: &Place, spec: &apps::StatefulSetSpec) -> Result<RolloutSpec, Failure> {
+    // ValidateStatefulSetSpec: podManagementPolicy (defaulted to OrderedReady).
+    let parallel = match spec
+        .pod_management_policy
+        .as_deref()
+        .unwrap_or("OrderedReady")
+    {
+        "OrderedReady" => false,
+        "Parallel" => true,
+        other => {
+            return Err(place.error(
+                Some("spec.podManagementPolicy"),
+                format!("Invalid value: \"{other}\": must be 'OrderedReady' or 'Parallel'"),
+            ));
+        }
+    };
     let update = spec.update_strategy.as_ref();
     let strategy = match update
         .and_then(|u| u.type_.as_deref())
@@ -1091,7 +1107,36 @@ fn stateful_set_spec(place: &Place, spec: &apps::StatefulSetSpec) -> Result<Roll
                     format!("Invalid value: {partition}: must be greater than or equal to 0"),
                 ));
             }
-            Strategy::OrderedRollingUpdate { partition }
+            // validateRollingUpdateStatefulSet (pkg/apis/apps/validation/validation.go):
+            // maxUnavailable a non-negative integer or a percent (ValidatePositiveIntOrPercent),
+            // not 0 ("cannot be 0"), at most 100% (IsNotMoreThan100Percent); default 1.
+            const MAX_UNAVAILABLE: &str = "spec.updateStrategy.rollingUpdate.maxUnavailable";
+            let raw = update
+                .and_then(|u| u.rolling_update.as_ref())
+                .and_then(|r| r.max_unavailable.as_ref());
+            let max_unavailable =
+                int_or_percent(place, raw, IntOrPercent::Int(1), MAX_UNAVAILABLE)?;
+            match max_unavailable {
+                IntOrPercent::Int(0) => {
+                    return Err(place.error(Some(MAX_UNAVAILABLE), "Invalid value: 0: cannot be 0"));
+                }
+                IntOrPercent::Percent(0) => {
+                    let text = match raw {
+                        Some(IntOrString::String(text)) => text.as_str(),
+                        _ => "0%",
+                    };
+                    return Err(place.error(
+                        Some(MAX_UNAVAILABLE),
+                        format!("Invalid value: \"{text}\": cannot be 0"),
+                    ));
+                }
+                _ => {}
+            }
+            Strategy::OrderedRollingUpdate {
+                partition,
+                max_unavailable,
+                parallel,
+            }
         }
         other => {
             return Err(place.error(

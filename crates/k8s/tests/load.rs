@@ -1026,3 +1026,83 @@ fn hostile_inputs_never_panic() {
         let _ = load_text("noise.yaml", &text);
     }
 }
+
+/// A StatefulSet's `updateStrategy.rollingUpdate.maxUnavailable` and `podManagementPolicy`, read
+/// and validated as the API server does (pkg/apis/apps/validation/validation.go
+/// `validateRollingUpdateStatefulSet`: ValidatePositiveIntOrPercent, "cannot be 0",
+/// IsNotMoreThan100Percent; `ValidateStatefulSetSpec` for the policy), default 1 / OrderedReady.
+#[test]
+fn stateful_set_max_unavailable_is_read_and_validated() {
+    use spreadlab_engine::analysis::rollout::Strategy;
+    let sts = |fields: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: db}}\nspec:\n  replicas: 4\n  serviceName: db\n{fields}  selector: {{matchLabels: {{app: db}}}}\n  template:\n    metadata: {{labels: {{app: db}}}}\n    spec: {{containers: [{{name: c}}]}}\n"
+        )
+    };
+    let strategy = |fields: &str| {
+        let loaded = load_text("sts.yaml", &sts(fields));
+        assert_clean(&loaded);
+        loaded.workloads[0].rollout.as_ref().unwrap().strategy
+    };
+    assert_eq!(
+        strategy(""),
+        Strategy::OrderedRollingUpdate {
+            partition: 0,
+            max_unavailable: IntOrPercent::Int(1),
+            parallel: false,
+        }
+    );
+    assert_eq!(
+        strategy(
+            "  podManagementPolicy: Parallel\n  updateStrategy: {rollingUpdate: {partition: 1, maxUnavailable: 50%}}\n"
+        ),
+        Strategy::OrderedRollingUpdate {
+            partition: 1,
+            max_unavailable: IntOrPercent::Percent(50),
+            parallel: true,
+        }
+    );
+    const PATH: &str = "spec.updateStrategy.rollingUpdate.maxUnavailable";
+    let cases = [
+        (
+            "  updateStrategy: {rollingUpdate: {maxUnavailable: 0}}\n",
+            PATH,
+            "Invalid value: 0: cannot be 0",
+        ),
+        (
+            "  updateStrategy: {rollingUpdate: {maxUnavailable: 0%}}\n",
+            PATH,
+            "Invalid value: \"0%\": cannot be 0",
+        ),
+        (
+            "  updateStrategy: {rollingUpdate: {maxUnavailable: -1}}\n",
+            PATH,
+            "Invalid value: -1: must be greater than or equal to 0",
+        ),
+        (
+            "  updateStrategy: {rollingUpdate: {maxUnavailable: 101%}}\n",
+            PATH,
+            "Invalid value: \"101%\": must not be greater than 100%",
+        ),
+        (
+            "  updateStrategy: {rollingUpdate: {maxUnavailable: two}}\n",
+            PATH,
+            "a valid percent string must be a numeric string followed by an ending '%'",
+        ),
+        (
+            "  podManagementPolicy: Random\n",
+            "spec.podManagementPolicy",
+            "Invalid value: \"Random\": must be 'OrderedReady' or 'Parallel'",
+        ),
+    ];
+    for (fields, path, message) in cases {
+        let loaded = load_text("bad.yaml", &sts(fields));
+        assert_eq!(loaded.errors.len(), 1, "{fields}: {:?}", loaded.errors);
+        assert_eq!(loaded.errors[0].path.as_deref(), Some(path), "{fields}");
+        assert!(
+            loaded.errors[0].message.contains(message),
+            "{fields}: {}",
+            loaded.errors[0].message
+        );
+    }
+}

@@ -36,11 +36,17 @@ pub enum Strategy {
         /// `maxUnavailable` (default 25%).
         max_unavailable: IntOrPercent,
     },
-    /// A StatefulSet's `RollingUpdate`: one pod at a time from the highest ordinal down to
-    /// `partition`, each deleted, recreated under the same name and waited for.
+    /// A StatefulSet's `RollingUpdate`: from the highest ordinal down to `partition`, up to
+    /// `maxUnavailable` pods at a time are deleted, recreated under the same name and waited for
+    /// (the MaxUnavailableStatefulSet feature, beta and on by default in v1.35).
     OrderedRollingUpdate {
         /// `updateStrategy.rollingUpdate.partition` (default 0).
         partition: i32,
+        /// `updateStrategy.rollingUpdate.maxUnavailable` (default 1).
+        max_unavailable: IntOrPercent,
+        /// `podManagementPolicy: Parallel`: the deleted pods are recreated together rather than
+        /// one at a time in ordinal order (OrderedReady, the default).
+        parallel: bool,
     },
     /// A StatefulSet's `OnDelete`: the controller replaces nothing by itself.
     OnDelete,
@@ -52,7 +58,9 @@ impl Strategy {
     pub fn resolve(self, replicas: i32) -> (i32, i32) {
         match self {
             Strategy::Recreate => (0, replicas),
-            Strategy::OrderedRollingUpdate { .. } => (0, 1),
+            Strategy::OrderedRollingUpdate {
+                max_unavailable, ..
+            } => (0, stateful_set_max_unavailable(max_unavailable, replicas)),
             Strategy::OnDelete => (0, 0),
             Strategy::RollingUpdate {
                 max_surge,
@@ -73,9 +81,19 @@ impl Strategy {
     pub fn describe(self) -> String {
         match self {
             Strategy::Recreate => String::from("Recreate"),
-            Strategy::OrderedRollingUpdate { partition } => {
-                format!("RollingUpdate(partition={partition}) (StatefulSet, one pod at a time)")
-            }
+            Strategy::OrderedRollingUpdate {
+                partition,
+                max_unavailable,
+                parallel,
+            } => format!(
+                "RollingUpdate(partition={partition}, maxUnavailable={}) (StatefulSet, {})",
+                max_unavailable.describe(),
+                if parallel {
+                    "Parallel: up to maxUnavailable pods replaced together"
+                } else {
+                    "OrderedReady: up to maxUnavailable pods deleted together, recreated one at a time"
+                }
+            ),
             Strategy::OnDelete => String::from("OnDelete (StatefulSet)"),
             Strategy::RollingUpdate {
                 max_surge,
@@ -87,6 +105,13 @@ impl Strategy {
             ),
         }
     }
+}
+
+/// `getStatefulSetMaxUnavailable` (`pkg/controller/statefulset/stateful_set_control.go`):
+/// `maxUnavailable` scaled against `spec.replicas` rounding down
+/// (`intstr.GetScaledValueFromIntOrPercent(..., false)`), at least 1.
+pub fn stateful_set_max_unavailable(max_unavailable: IntOrPercent, replicas: i32) -> i32 {
+    max_unavailable.scaled(replicas, false).max(1)
 }
 
 /// The Deployment (or StatefulSet) fields the rollout reads.
@@ -981,11 +1006,18 @@ const STATEFUL_IDENTITY_LABELS: [&str; 2] = [
     "apps.kubernetes.io/pod-index",
 ];
 
-/// A StatefulSet's rolling update (`pkg/controller/statefulset/stateful_set_control.go`): from the
-/// highest ordinal down to `partition`, each pod is deleted, recreated under the same name with
-/// the new template once it is gone (its grace period over), and must be Running and Ready
-/// (and available for `minReadySeconds`) before the next one. A replacement that stays Pending
-/// stalls the update. `OnDelete` replaces nothing.
+/// A StatefulSet's rolling update (`pkg/controller/statefulset/stateful_set_control.go`,
+/// `updateStatefulSetAfterInvariantEstablished`, MaxUnavailableStatefulSet on by default in
+/// v1.35): from the highest ordinal down to `partition`, `maxUnavailable` pods at a time
+/// (`getStatefulSetMaxUnavailable`: scaled against `spec.replicas` rounding down, at least 1)
+/// are deleted together, recreated under the same name with the new template once they are gone
+/// (their grace period over) — one at a time in ordinal order, each Running, Ready and available
+/// for `minReadySeconds` before the next, under OrderedReady; all at once under Parallel — and
+/// must all be available before the next ones are deleted. A replacement that stays Pending
+/// stalls the update: under OrderedReady the controller goes no further; under Parallel with
+/// `maxUnavailable` above 1 it would go on deleting within the budget the Pending pod leaves,
+/// which the simulation does not follow (it reports the stall at the first Pending replacement).
+/// `OnDelete` replaces nothing.
 fn simulate_stateful_set(
     cluster: &Cluster,
     workload: &Workload,
@@ -1011,9 +1043,17 @@ fn simulate_stateful_set(
         })
         .collect();
     old.sort_by_key(|(ordinal, _, _)| core::cmp::Reverse(*ordinal));
-    let partition = match spec.strategy {
-        Strategy::OrderedRollingUpdate { partition } => partition.max(0) as usize,
-        _ => usize::MAX,
+    let (partition, max_unavailable, parallel) = match spec.strategy {
+        Strategy::OrderedRollingUpdate {
+            partition,
+            max_unavailable,
+            parallel,
+        } => (
+            partition.max(0) as usize,
+            stateful_set_max_unavailable(max_unavailable, workload.desired as i32).max(1) as usize,
+            parallel,
+        ),
+        _ => (usize::MAX, 1, false),
     };
     let zone = |snapshot: &Snapshot, node: &str| {
         snapshot
@@ -1085,25 +1125,15 @@ fn simulate_stateful_set(
             "updateStrategy OnDelete: the StatefulSet controller replaces a pod only when it is deleted",
         ));
     }
-    for (ordinal, id, pod) in old
+    // The pods to update, highest ordinal first; with every pod available, the controller
+    // deletes `maxUnavailable` of them at once (`updateStatefulSetAfterInvariantEstablished`:
+    // maxUnavailable minus the unavailable pods, from the highest ordinal down to the partition)
+    // and deletes the next ones only when they are all available again.
+    let targets: Vec<&(usize, PodId, Pod)> = old
         .iter()
         .filter(|(o, _, _)| *o >= partition && reason.is_none())
-    {
-        let _ = ordinal;
-        snapshot.set_terminating(*id);
-        running_old.remove(&pod.name);
-        record(
-            &mut steps,
-            time,
-            alloc::vec![format!("delete {}", pod.name)],
-            &snapshot,
-            &new,
-            &running_old,
-            1,
-            Vec::new(),
-        );
-        time += spec.termination_grace_seconds;
-        snapshot.remove(*id);
+        .collect();
+    let replacement_for = |pod: &Pod| {
         let mut replacement = template.clone();
         replacement.name = pod.name.clone();
         replacement.node_name = None;
@@ -1112,53 +1142,139 @@ fn simulate_stateful_set(
                 replacement.labels.insert(key.into(), value.clone());
             }
         }
-        let decision = scheduler::schedule_and_bind(&mut snapshot, &replacement, &options);
-        let Some(node) = decision.node.clone() else {
-            let message = decision.message.unwrap_or_default();
+        replacement
+    };
+    'batches: for batch in targets.chunks(max_unavailable) {
+        let mut actions = Vec::new();
+        for (_, id, pod) in batch {
+            snapshot.set_terminating(*id);
+            running_old.remove(&pod.name);
+            actions.push(format!("delete {}", pod.name));
+        }
+        record(
+            &mut steps,
+            time,
+            actions,
+            &snapshot,
+            &new,
+            &running_old,
+            batch.len(),
+            Vec::new(),
+        );
+        time += spec.termination_grace_seconds;
+        for (_, id, _) in batch {
+            snapshot.remove(*id);
+        }
+        // Recreated in ordinal order: OrderedReady (`processReplica` in monotonic mode) creates
+        // the lowest missing ordinal and waits for it to be Running, Ready and available before
+        // the next; Parallel creates them all at once.
+        let ascending: Vec<&Pod> = batch.iter().rev().map(|(_, _, pod)| pod).collect();
+        if parallel {
+            let mut actions = Vec::new();
+            let mut pending = Vec::new();
+            for pod in &ascending {
+                let decision =
+                    scheduler::schedule_and_bind(&mut snapshot, &replacement_for(pod), &options);
+                match decision.node {
+                    Some(node) => {
+                        actions.push(format!(
+                            "{} is gone; create {} (new revision); schedule it on {node}",
+                            pod.name, pod.name
+                        ));
+                        new.push((pod.name.clone(), node, false));
+                    }
+                    None => {
+                        actions.push(format!(
+                            "{} is gone; create {} (new revision)",
+                            pod.name, pod.name
+                        ));
+                        pending.push((pod.name.clone(), decision.message.unwrap_or_default()));
+                    }
+                }
+            }
+            record(
+                &mut steps,
+                time,
+                actions,
+                &snapshot,
+                &new,
+                &running_old,
+                0,
+                pending.clone(),
+            );
+            if let Some((_, message)) = pending.into_iter().next() {
+                reason = Some(message);
+                break 'batches;
+            }
+            time += assumptions.ready_after_seconds + spec.min_ready_seconds;
+            for entry in new.iter_mut() {
+                entry.2 = true;
+            }
+            record(
+                &mut steps,
+                time,
+                ascending
+                    .iter()
+                    .map(|pod| format!("{} is Ready and available", pod.name))
+                    .collect(),
+                &snapshot,
+                &new,
+                &running_old,
+                0,
+                Vec::new(),
+            );
+            continue;
+        }
+        for pod in ascending {
+            let decision =
+                scheduler::schedule_and_bind(&mut snapshot, &replacement_for(pod), &options);
+            let Some(node) = decision.node.clone() else {
+                let message = decision.message.unwrap_or_default();
+                record(
+                    &mut steps,
+                    time,
+                    alloc::vec![format!(
+                        "{} is gone; create {} (new revision)",
+                        pod.name, pod.name
+                    )],
+                    &snapshot,
+                    &new,
+                    &running_old,
+                    0,
+                    alloc::vec![(pod.name.clone(), message.clone())],
+                );
+                reason = Some(message);
+                break 'batches;
+            };
+            new.push((pod.name.clone(), node.clone(), false));
             record(
                 &mut steps,
                 time,
                 alloc::vec![format!(
-                    "{} is gone; create {} (new revision)",
+                    "{} is gone; create {} (new revision); schedule it on {node}",
                     pod.name, pod.name
                 )],
                 &snapshot,
                 &new,
                 &running_old,
                 0,
-                alloc::vec![(pod.name.clone(), message.clone())],
+                Vec::new(),
             );
-            reason = Some(message);
-            break;
-        };
-        new.push((pod.name.clone(), node.clone(), false));
-        record(
-            &mut steps,
-            time,
-            alloc::vec![format!(
-                "{} is gone; create {} (new revision); schedule it on {node}",
-                pod.name, pod.name
-            )],
-            &snapshot,
-            &new,
-            &running_old,
-            0,
-            Vec::new(),
-        );
-        time += assumptions.ready_after_seconds + spec.min_ready_seconds;
-        if let Some(last) = new.last_mut() {
-            last.2 = true;
+            time += assumptions.ready_after_seconds + spec.min_ready_seconds;
+            if let Some(last) = new.last_mut() {
+                last.2 = true;
+            }
+            record(
+                &mut steps,
+                time,
+                alloc::vec![format!("{} is Ready and available", pod.name)],
+                &snapshot,
+                &new,
+                &running_old,
+                0,
+                Vec::new(),
+            );
         }
-        record(
-            &mut steps,
-            time,
-            alloc::vec![format!("{} is Ready and available", pod.name)],
-            &snapshot,
-            &new,
-            &running_old,
-            0,
-            Vec::new(),
-        );
     }
     let completed = reason.is_none();
     let min_available = steps.iter().map(|s| s.available).min().unwrap_or(0);
@@ -1482,7 +1598,11 @@ mod tests {
             template: member("", None, gpus),
         };
         let spec = RolloutSpec {
-            strategy: Strategy::OrderedRollingUpdate { partition: 1 },
+            strategy: Strategy::OrderedRollingUpdate {
+                partition: 1,
+                max_unavailable: IntOrPercent::Int(1),
+                parallel: false,
+            },
             min_ready_seconds: 0,
             progress_deadline_seconds: 600,
             termination_grace_seconds: 30,
@@ -1691,5 +1811,162 @@ mod tests {
             .flat_map(|s| &s.actions)
             .find(|a| a.starts_with("delete "));
         assert_eq!(first_delete.map(String::as_str), Some("delete web-h0-0"));
+    }
+
+    /// `replicas` StatefulSet pods `db-0..` of one GPU each on as many single-GPU nodes, updated
+    /// with `max_unavailable` under OrderedReady or Parallel, partition 0, grace 30 s, Ready
+    /// 10 s after scheduling, minReadySeconds 0: each step's deletions and the outcome.
+    fn stateful_set_batches(
+        replicas: usize,
+        max_unavailable: IntOrPercent,
+        parallel: bool,
+    ) -> (Vec<Vec<String>>, Vec<String>, RolloutOutcome) {
+        let gpu_node = |i: usize| {
+            let name = format!("n{i}");
+            let mut n = node(&name, &[("kubernetes.io/hostname", &name)]);
+            n.allocatable.insert("nvidia.com/gpu".into(), 1);
+            n
+        };
+        let member = |name: &str, on: Option<&str>| {
+            let mut p = pod(name, &[("app", "db")], on);
+            let mut c = Container {
+                name: "c".into(),
+                ..Default::default()
+            };
+            c.requests.insert("nvidia.com/gpu".into(), 1);
+            p.containers.push(c);
+            p
+        };
+        let cluster = Cluster {
+            nodes: (0..replicas).map(gpu_node).collect(),
+            pods: (0..replicas)
+                .map(|i| member(&format!("db-{i}"), Some(&format!("n{i}"))))
+                .collect(),
+            ..Cluster::default()
+        };
+        let workload = Workload {
+            key: "StatefulSet/default/db".into(),
+            desired: replicas,
+            running: (0..replicas).map(|i| format!("default/db-{i}")).collect(),
+            to_create: vec![],
+            template: member("", None),
+        };
+        let spec = RolloutSpec {
+            strategy: Strategy::OrderedRollingUpdate {
+                partition: 0,
+                max_unavailable,
+                parallel,
+            },
+            min_ready_seconds: 0,
+            progress_deadline_seconds: 600,
+            termination_grace_seconds: 30,
+        };
+        let outcome = rollout(
+            &cluster,
+            &workload,
+            &spec,
+            &Assumptions::default(),
+            &Options::default(),
+        )
+        .outcome;
+        let deletions = outcome
+            .steps
+            .iter()
+            .map(|s| {
+                s.actions
+                    .iter()
+                    .filter_map(|a| a.strip_prefix("delete "))
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|d| !d.is_empty())
+            .collect();
+        let created = outcome
+            .steps
+            .iter()
+            .flat_map(|s| &s.actions)
+            .filter_map(|a| {
+                a.split_once(" is gone; create ")
+                    .map(|(n, _)| String::from(n))
+            })
+            .collect();
+        (deletions, created, outcome)
+    }
+
+    fn names(list: &[&[&str]]) -> Vec<Vec<String>> {
+        list.iter()
+            .map(|l| l.iter().map(|s| String::from(*s)).collect())
+            .collect()
+    }
+
+    /// Expected values hand-derived from upstream `updateStatefulSetAfterInvariantEstablished`
+    /// (pkg/controller/statefulset/stateful_set_control.go): with all 4 pods available,
+    /// maxUnavailable 2 deletes ordinals 3 and 2 together (highest first); under OrderedReady
+    /// `processReplica` (monotonic) recreates 2, waits for it to be Running, Ready and
+    /// available, then 3; only with 0 unavailable are 1 and 0 deleted, and recreated 0 then 1.
+    /// Timeline: delete at 0, gone at 30, db-2 Ready at 40, db-3 at 50, delete at 50, gone at
+    /// 80, db-0 Ready at 90, db-1 at 100. Two unavailable at worst.
+    #[test]
+    fn stateful_set_max_unavailable_deletes_ordinals_in_batches() {
+        let (deletions, created, outcome) = stateful_set_batches(4, IntOrPercent::Int(2), false);
+        assert!(outcome.completed, "{outcome:?}");
+        assert_eq!(deletions, names(&[&["db-3", "db-2"], &["db-1", "db-0"]]));
+        assert_eq!(created, ["db-2", "db-3", "db-0", "db-1"]);
+        assert_eq!(outcome.resolved, (0, 2));
+        assert_eq!(outcome.min_available, 2);
+        assert_eq!(outcome.steps.last().unwrap().time, 100);
+        assert_eq!(outcome.steps.last().unwrap().new.available, 4);
+    }
+
+    /// Parallel (`allowsBurst`, runForAll without monotonic waits) recreates the deleted batch at
+    /// once: delete 3, 2 at 0, both recreated at 30 and Ready at 40, delete 1, 0 at 40,
+    /// recreated at 70, Ready at 80 (hand-derived from the same upstream controller).
+    #[test]
+    fn stateful_set_parallel_recreates_a_batch_together() {
+        let (deletions, created, outcome) = stateful_set_batches(4, IntOrPercent::Int(2), true);
+        assert!(outcome.completed, "{outcome:?}");
+        assert_eq!(deletions, names(&[&["db-3", "db-2"], &["db-1", "db-0"]]));
+        assert_eq!(created, ["db-2", "db-3", "db-0", "db-1"]);
+        assert_eq!(outcome.min_available, 2);
+        assert_eq!(outcome.steps.last().unwrap().time, 80);
+    }
+
+    /// `getStatefulSetMaxUnavailable`: a percent of spec.replicas rounded down
+    /// (GetScaledValueFromIntOrPercent(..., false)), at least 1. 50% of 5 is 2 (2.5 down):
+    /// batches 4,3 then 2,1 then 0. 10% of 4 is 0, raised to 1: one at a time.
+    #[test]
+    fn stateful_set_max_unavailable_percent_rounds_down_to_at_least_one() {
+        let (deletions, _, outcome) = stateful_set_batches(5, IntOrPercent::Percent(50), false);
+        assert!(outcome.completed, "{outcome:?}");
+        assert_eq!(
+            deletions,
+            names(&[&["db-4", "db-3"], &["db-2", "db-1"], &["db-0"]])
+        );
+        assert_eq!(outcome.resolved, (0, 2));
+        assert_eq!(
+            stateful_set_max_unavailable(IntOrPercent::Percent(10), 4),
+            1
+        );
+        assert_eq!(
+            stateful_set_max_unavailable(IntOrPercent::Percent(100), 4),
+            4
+        );
+        assert_eq!(stateful_set_max_unavailable(IntOrPercent::Int(7), 4), 7);
+    }
+
+    /// The default maxUnavailable 1 keeps one pod at a time: 4 deletions of one pod, each
+    /// 30 s grace + 10 s to Ready, 160 s in all, 3 available at worst.
+    #[test]
+    fn stateful_set_default_max_unavailable_is_one_at_a_time() {
+        let (deletions, created, outcome) = stateful_set_batches(4, IntOrPercent::Int(1), false);
+        assert!(outcome.completed, "{outcome:?}");
+        assert_eq!(
+            deletions,
+            names(&[&["db-3"], &["db-2"], &["db-1"], &["db-0"]])
+        );
+        assert_eq!(created, ["db-3", "db-2", "db-1", "db-0"]);
+        assert_eq!(outcome.resolved, (0, 1));
+        assert_eq!(outcome.min_available, 3);
+        assert_eq!(outcome.steps.last().unwrap().time, 160);
     }
 }
