@@ -1116,21 +1116,19 @@ fn stateful_set_spec(place: &Place, spec: &apps::StatefulSetSpec) -> Result<Roll
                 .and_then(|r| r.max_unavailable.as_ref());
             let max_unavailable =
                 int_or_percent(place, raw, IntOrPercent::Int(1), MAX_UNAVAILABLE)?;
-            match max_unavailable {
-                IntOrPercent::Int(0) => {
-                    return Err(place.error(Some(MAX_UNAVAILABLE), "Invalid value: 0: cannot be 0"));
-                }
-                IntOrPercent::Percent(0) => {
-                    let text = match raw {
-                        Some(IntOrString::String(text)) => text.as_str(),
-                        _ => "0%",
-                    };
-                    return Err(place.error(
-                        Some(MAX_UNAVAILABLE),
-                        format!("Invalid value: \"{text}\": cannot be 0"),
-                    ));
-                }
-                _ => {}
+            // field.Invalid with the IntOrString value itself: not an fmt.Stringer (String has a
+            // pointer receiver), so apimachinery's ErrorBody prints it with %#v.
+            if let IntOrPercent::Int(0) | IntOrPercent::Percent(0) = max_unavailable {
+                let shown = match raw {
+                    Some(IntOrString::String(text)) => {
+                        format!("intstr.IntOrString{{Type:1, IntVal:0, StrVal:{text:?}}}")
+                    }
+                    _ => String::from("intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}"),
+                };
+                return Err(place.error(
+                    Some(MAX_UNAVAILABLE),
+                    format!("Invalid value: {shown}: cannot be 0"),
+                ));
             }
             Strategy::OrderedRollingUpdate {
                 partition,

@@ -1067,12 +1067,12 @@ fn stateful_set_max_unavailable_is_read_and_validated() {
         (
             "  updateStrategy: {rollingUpdate: {maxUnavailable: 0}}\n",
             PATH,
-            "Invalid value: 0: cannot be 0",
+            "Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}: cannot be 0",
         ),
         (
             "  updateStrategy: {rollingUpdate: {maxUnavailable: 0%}}\n",
             PATH,
-            "Invalid value: \"0%\": cannot be 0",
+            "Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"0%\"}: cannot be 0",
         ),
         (
             "  updateStrategy: {rollingUpdate: {maxUnavailable: -1}}\n",
