@@ -157,7 +157,7 @@ fn spread_chart(
         + 1;
     let domains: Vec<(&String, &i64)> = chart.shown.iter().map(|(d, c)| (d, c)).collect();
     // Bars on the left, line labels in a margin on the right.
-    let width = 320.0;
+    let width = 344.0;
     let plot = 236.0;
     let height = 150.0;
     let base = height - 28.0;

@@ -134,12 +134,17 @@ fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> F
     failure::fail(&settled, &workloads, &domain, mode, &options)
 }
 
+/// ` (zone: n, ...)`, or nothing when no pod is placed in any zone.
 fn zones_text(zones: &std::collections::BTreeMap<String, usize>) -> String {
-    zones
+    if zones.is_empty() {
+        return String::new();
+    }
+    let list = zones
         .iter()
         .map(|(z, n)| format!("{z}: {n}"))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    format!(" ({list})")
 }
 
 fn failure_view(report: &FailureReport) -> Html {
@@ -149,7 +154,7 @@ fn failure_view(report: &FailureReport) -> Html {
             { for report.workloads.iter().map(|w| html! {
                 <div class="impact">
                     <h4>{ w.workload.clone() }</h4>
-                    <p>{ format!("{} desired; {} running before ({}); {} lost; {} running after ({}).",
+                    <p>{ format!("{} desired; {} running before{}; {} lost; {} running after{}.",
                         w.desired, w.running_before, zones_text(&w.zones_before), w.lost.len(), w.running_after, zones_text(&w.zones_after)) }</p>
                     <ul>
                         { for w.replacements.iter().map(|r| html! {
@@ -220,14 +225,14 @@ fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Htm
             }
             if let Some(s) = current {
                 <div class="step">
-                    <p>{ format!("t = {} s · available {} · new: {} running, {} Pending ({}) · old: {} running, {} terminating ({})",
+                    <p>{ format!("t = {} s · available {} · new: {} running, {} Pending{} · old: {} running, {} terminating{}",
                         s.time, s.available, s.new.running, s.new.pending, zones_text(&s.new.zones), s.old.running, s.old.terminating, zones_text(&s.old.zones)) }</p>
                     <ul>{ for s.actions.iter().map(|a| html! { <li>{ a.clone() }</li> }) }</ul>
                     { for s.pending.iter().map(|(pod, message)| html! { <p class="pending">{ format!("{pod} Pending: {message}") }</p> }) }
                 </div>
             }
             { for report.alternatives.iter().map(|a| html! {
-                <p class="alternative">{ format!("Alternative — {}: {}", a.change, if a.outcome.completed { "completes".to_string() } else { format!("stalls ({})", a.outcome.reason.clone().unwrap_or_default()) }) }</p>
+                <p class="alternative">{ format!("Alternative — {}: {}; at least {} of {} available throughout", a.change, if a.outcome.completed { "completes".to_string() } else { format!("stalls ({})", a.outcome.reason.clone().unwrap_or_default()) }, a.outcome.min_available, report.replicas) }</p>
             }) }
         </div>
     }
