@@ -32,7 +32,9 @@ fn options() -> Options {
 fn settle_cluster(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    bencher.bench_local(|| settle(&input.cluster, &input.workloads, &options));
+    bencher
+        .with_inputs(|| input.scenario.clone())
+        .bench_local_values(|scenario| settle(scenario, &options));
 }
 
 /// `whatif --fail zone=zone-0`, unreachable (the slower mode: nodes stay, tainted).
@@ -40,12 +42,11 @@ fn settle_cluster(bencher: divan::Bencher) {
 fn fail_one_zone(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    let settled = settle(&input.cluster, &input.workloads, &options);
+    let settled = settle(input.scenario.clone(), &options);
     let zone = Domain::Zone("zone-0".into());
     bencher.bench_local(|| {
         let report = failure::fail(
             &settled,
-            &input.workloads,
             &zone,
             FailureMode::Unreachable,
             &options,
@@ -59,11 +60,10 @@ fn fail_one_zone(bencher: divan::Bencher) {
 fn fail_each_zone(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    let settled = settle(&input.cluster, &input.workloads, &options);
+    let settled = settle(input.scenario.clone(), &options);
     bencher.bench_local(|| {
         failure::fail_each(
             &settled,
-            &input.workloads,
             DomainKind::Zone,
             FailureMode::Removed,
             &options,
@@ -76,11 +76,10 @@ fn fail_each_zone(bencher: divan::Bencher) {
 fn fail_each_node(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    let settled = settle(&input.cluster, &input.workloads, &options);
+    let settled = settle(input.scenario.clone(), &options);
     bencher.bench_local(|| {
         let sweep = failure::fail_each(
             &settled,
-            &input.workloads,
             DomainKind::Node,
             FailureMode::Removed,
             &options,
@@ -94,9 +93,9 @@ fn fail_each_node(bencher: divan::Bencher) {
 fn capacity_200_more(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    let settled = settle(&input.cluster, &input.workloads, &options);
+    let settled = settle(input.scenario.clone(), &options);
     bencher.bench_local(|| {
-        let report = capacity::capacity(&settled, &input.workloads, 0, 200, None, &options);
+        let report = capacity::capacity(&settled, 0, 200, &options);
         assert_eq!(report.additional, 200);
     });
 }
@@ -106,17 +105,9 @@ fn capacity_200_more(bencher: divan::Bencher) {
 fn rollout_60_replicas(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    let spec = input.rollouts[0]
-        .clone()
-        .expect("the Deployment's strategy");
     bencher.bench_local(|| {
-        let report = rollout::rollout(
-            &input.cluster,
-            &input.workloads[0],
-            &spec,
-            &Assumptions::default(),
-            &options,
-        );
+        let report = rollout::rollout(&input.scenario, 0, &Assumptions::default(), &options)
+            .expect("the Deployment's strategy");
         assert!(report.outcome.completed);
     });
 }
@@ -126,22 +117,36 @@ fn rollout_60_replicas(bencher: divan::Bencher) {
 fn risk_20_runs(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    bencher
-        .bench_local(|| tie_break::tie_break_risk(&input.cluster, &input.workloads, 20, &options));
+    bencher.bench_local(|| tie_break::tie_break_risk(&input.scenario, 20, &options));
 }
 
-/// `lint`: every rule, including the cluster-aware ones (zone loss, rollout surge).
+/// `lint`: every rule, including the cluster-aware ones (zone loss, rollout surge), on the
+/// shared settled scenario.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn lint_all_rules(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    bencher.bench_local(|| lint::lint(&input.cluster, &input.workloads, &input.rollouts, &options));
+    let settled = settle(input.scenario.clone(), &options);
+    bencher.bench_local(|| lint::lint(&settled, &options));
 }
 
-/// `stalemate`: blocking relations and remedies (none here: nothing is Pending).
+/// `spreadlab lint` end to end after loading: settle once, then every rule (comparable with
+/// lint benchmarks of releases where lint settled by itself).
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn settle_then_lint(bencher: divan::Bencher) {
+    let input = &*INPUT;
+    let options = options();
+    bencher
+        .with_inputs(|| input.scenario.clone())
+        .bench_local_values(|scenario| lint::lint(&settle(scenario, &options), &options));
+}
+
+/// `stalemate`: blocking relations and remedies (none here: nothing is Pending), on the shared
+/// settled scenario.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn stalemates(bencher: divan::Bencher) {
     let input = &*INPUT;
     let options = options();
-    bencher.bench_local(|| stalemate::stalemates(&input.cluster, &input.workloads, &options));
+    let settled = settle(input.scenario.clone(), &options);
+    bencher.bench_local(|| stalemate::stalemates(&settled, &options));
 }

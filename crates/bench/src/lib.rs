@@ -7,9 +7,7 @@
 use serde_json::{Value, json};
 use spreadlab_conformance::differential::prepare;
 use spreadlab_conformance::synthetic::{Shape, ZONES, scenario};
-use spreadlab_engine::analysis::Workload;
-use spreadlab_engine::analysis::rollout::RolloutSpec;
-use spreadlab_engine::model::{Cluster, Pod};
+use spreadlab_engine::model::{Cluster, Pod, Scenario};
 use spreadlab_k8s::LoadOptions;
 
 /// The cluster and the pods to schedule of the synthetic scenario `shape` with `nodes` nodes and
@@ -20,15 +18,11 @@ pub fn load(shape: Shape, nodes: usize, pods: usize) -> (Cluster, Vec<Pod>) {
     (prepared.cluster, prepared.pods)
 }
 
-/// The input of the analysis benchmarks: a cluster, the workloads to analyse (the loader's view
-/// of them) and their update strategies.
+/// The input of the analysis benchmarks: the scenario the loader gives (the snapshot and the
+/// workloads with their update strategies).
 pub struct AnalysisInput {
-    /// The snapshot: nodes and bound pods.
-    pub cluster: Cluster,
-    /// The workloads, as the analyses take them.
-    pub workloads: Vec<Workload>,
-    /// Per workload: its update strategy.
-    pub rollouts: Vec<Option<RolloutSpec>>,
+    /// The scenario.
+    pub scenario: Scenario,
 }
 
 /// `nodes` nodes in three zones (8 GPUs each on every tenth node), `background` bound pods
@@ -133,12 +127,6 @@ pub fn analysis_input(nodes: usize, background: usize, replicas: usize) -> Analy
         loaded.errors
     );
     AnalysisInput {
-        workloads: loaded
-            .workloads
-            .iter()
-            .map(|w| w.for_analysis(&loaded.cluster))
-            .collect(),
-        rollouts: loaded.workloads.iter().map(|w| w.rollout.clone()).collect(),
-        cluster: loaded.cluster,
+        scenario: loaded.scenario(),
     }
 }

@@ -316,14 +316,15 @@ pub fn pod_view(decision: &PodDecision, workload: Option<String>) -> PodReport {
     }
 }
 
-/// The zone of a node for display (`<none>` without the label).
+/// The zone of a node as `simulate`'s JSON keys it ([`crate::output::JSON_NO_ZONE`] without the
+/// label; tables show [`crate::output::zone_label`]).
 pub fn zone_of(snapshot: &Snapshot, node: &str) -> String {
     snapshot
         .node_index
         .get(node)
         .and_then(|i| snapshot.nodes[*i].node.labels.get(LABEL_ZONE))
         .cloned()
-        .unwrap_or_else(|| "<none>".to_string())
+        .unwrap_or_else(|| crate::output::JSON_NO_ZONE.to_string())
 }
 
 /// Whether a status is a rejection (for tables).

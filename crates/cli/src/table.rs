@@ -61,7 +61,12 @@ pub fn render(report: &Report) -> String {
             workload.placed,
             workload.pending
         );
-        let _ = writeln!(out, "  per zone: {}", list(&workload.per_zone));
+        let zones: BTreeMap<String, usize> = workload
+            .per_zone
+            .iter()
+            .map(|(zone, count)| (crate::output::zone_label(zone).to_owned(), *count))
+            .collect();
+        let _ = writeln!(out, "  per zone: {}", list(&zones));
         let _ = writeln!(out, "  per node: {}", list(&workload.per_node));
     }
     if !report.pods.is_empty() {

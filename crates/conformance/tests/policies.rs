@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use spreadlab_engine::analysis::lint;
+use spreadlab_engine::analysis::{lint, settle};
 use spreadlab_engine::scheduler::Options;
 use spreadlab_k8s::{LoadOptions, Source};
 
@@ -51,13 +51,8 @@ fn engine_findings(name: &str) -> BTreeSet<String> {
         &LoadOptions::default(),
     );
     assert_eq!(loaded.workloads.len(), 1, "{name}: one workload");
-    let workloads: Vec<_> = loaded
-        .workloads
-        .iter()
-        .map(|w| w.for_analysis(&loaded.cluster))
-        .collect();
-    let rollouts: Vec<_> = loaded.workloads.iter().map(|w| w.rollout.clone()).collect();
-    lint::lint(&loaded.cluster, &workloads, &rollouts, &Options::default())
+    let options = Options::default();
+    lint::lint(&settle(loaded.scenario(), &options), &options)
         .into_iter()
         .filter(|f| {
             f.path

@@ -125,6 +125,28 @@ pub struct Hpa {
 }
 
 impl Loaded {
+    /// The scenario the engine settles and analyses: the cluster and, in input order, every
+    /// workload with its running replicas, the pods its controller creates now, its update
+    /// strategy and its HorizontalPodAutoscaler's `maxReplicas`
+    /// ([`Workload::for_analysis`] plus [`Loaded::hpa_for`]).
+    pub fn scenario(&self) -> spreadlab_engine::model::Scenario {
+        let workloads = self
+            .workloads
+            .iter()
+            .map(|workload| {
+                let mut analysed = workload.for_analysis(&self.cluster);
+                analysed.hpa_max_replicas = self
+                    .hpa_for(workload)
+                    .map(|hpa| usize::try_from(hpa.max_replicas).unwrap_or(0));
+                analysed
+            })
+            .collect();
+        spreadlab_engine::model::Scenario {
+            cluster: self.cluster.clone(),
+            workloads,
+        }
+    }
+
     /// The HorizontalPodAutoscaler scaling `workload`, if one was read.
     pub fn hpa_for(&self, workload: &Workload) -> Option<&Hpa> {
         self.hpas.iter().find(|hpa| {

@@ -75,7 +75,7 @@ pub struct Workload {
     pub priority_class_name: Option<String>,
     /// A Deployment's or StatefulSet's update strategy and timings (defaulted), for the rollout
     /// analysis.
-    pub rollout: Option<spreadlab_engine::analysis::rollout::RolloutSpec>,
+    pub rollout: Option<spreadlab_engine::model::RolloutSpec>,
     /// Where it was read.
     pub origin: Origin,
 }
@@ -177,10 +177,11 @@ impl Workload {
     }
 
     /// The workload as the engine's analyses follow it: its running replicas in `cluster`
-    /// ([`Workload::running_pods`]) and the pods its controller would create now
-    /// ([`Workload::pods_to_create`]).
-    pub fn for_analysis(&self, cluster: &Cluster) -> spreadlab_engine::analysis::Workload {
-        spreadlab_engine::analysis::Workload {
+    /// ([`Workload::running_pods`]), the pods its controller would create now
+    /// ([`Workload::pods_to_create`]) and its update strategy; no HorizontalPodAutoscaler (see
+    /// [`crate::Loaded::scenario`]).
+    pub fn for_analysis(&self, cluster: &Cluster) -> spreadlab_engine::model::Workload {
+        spreadlab_engine::model::Workload {
             key: self.key(),
             desired: usize::try_from(self.replicas).unwrap_or(0),
             running: self
@@ -190,6 +191,8 @@ impl Workload {
                 .collect(),
             to_create: self.pods_to_create(cluster),
             template: self.pod_named(String::new()),
+            rollout: self.rollout.clone(),
+            hpa_max_replicas: None,
         }
     }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 use spreadlab_engine::analysis::failure::{self, DomainKind};
 use spreadlab_engine::analysis::rollout::{self, Assumptions};
 use spreadlab_engine::analysis::{self, lint};
-use spreadlab_engine::model::{Cluster, Pod, WhenUnsatisfiable};
+use spreadlab_engine::model::{Cluster, Pod, Scenario, WhenUnsatisfiable};
 use spreadlab_engine::scheduler::{Detail, Options};
 use spreadlab_k8s::{LoadOptions, Loaded, Workload, WorkloadKind};
 
@@ -489,9 +489,18 @@ fn cluster_violations(
         _ => false,
     };
     let rollout_update = rolls_out && template_changed;
+    // The workload as the analyses follow it, on a cluster.
+    let scenario_of = |cluster: Cluster| {
+        let analysed = workload.for_analysis(&cluster);
+        Scenario {
+            cluster,
+            workloads: vec![analysed],
+        }
+    };
+    let current = scenario_of(cluster.clone());
     // The state after this change has rolled out: the running replicas (the old revision) are
-    // replaced by new ones.
-    let end_state = if rollout_update {
+    // replaced by new ones. Without a rollout it is the current state.
+    let end = rollout_update.then(|| {
         let old: BTreeSet<String> = workload
             .running_pods(cluster)
             .iter()
@@ -499,21 +508,30 @@ fn cluster_violations(
             .collect();
         let mut end = cluster.clone();
         end.pods.retain(|pod| !old.contains(&pod.key()));
-        end
-    } else {
-        cluster.clone()
-    };
-    let analysed = workload.for_analysis(&end_state);
-    let workloads = [analysed];
-    let desired = workloads[0].desired;
+        scenario_of(end)
+    });
+    let desired = current.workloads[0].desired;
     let needs_settle = settings.reject_pending
         || settings.min_zone_loss_survival.is_some()
         || settings
             .required_topology_keys
             .iter()
             .any(|r| r.min_domains.is_some());
-    if needs_settle {
-        let settled = analysis::settle(&end_state, &workloads, &options);
+    let needs_lint = !settings.lint_rules.is_empty();
+    // The rollout starts from the current state (its running replicas are the old revision).
+    let rolled = if settings.reject_rollout_stall && rollout_update {
+        rollout::rollout(&current, 0, &Assumptions::default(), &options)
+    } else {
+        None
+    };
+    // Each state is settled at most once, and shared by the checks and lint.
+    let settled_current =
+        (needs_lint || (needs_settle && end.is_none())).then(|| analysis::settle(current, &options));
+    let settled_end = end.and_then(|end| needs_settle.then(|| analysis::settle(end, &options)));
+    let checked = settled_end
+        .as_ref()
+        .or_else(|| settled_current.as_ref().filter(|_| needs_settle));
+    if let Some(settled) = checked {
         if settings.reject_pending && !settled.pending[0].is_empty() {
             let pending = &settled.pending[0];
             let message = pending[0]
@@ -550,8 +568,7 @@ fn cluster_violations(
             && desired > 0
         {
             let sweep = failure::fail_each(
-                &settled,
-                &workloads,
+                settled,
                 DomainKind::Zone,
                 settings.zone_loss_mode.failure_mode(),
                 &options,
@@ -584,12 +601,7 @@ fn cluster_violations(
             }
         }
     }
-    if settings.reject_rollout_stall
-        && rollout_update
-        && let Some(spec) = &workload.rollout
-    {
-        let current = workload.for_analysis(cluster);
-        let report = rollout::rollout(cluster, &current, spec, &Assumptions::default(), &options);
+    if let Some(report) = &rolled {
         let outcome = &report.outcome;
         if !outcome.completed {
             let at = outcome
@@ -609,14 +621,8 @@ fn cluster_violations(
             ));
         }
     }
-    if !settings.lint_rules.is_empty() {
-        let current = workload.for_analysis(cluster);
-        let findings = lint::lint(
-            cluster,
-            core::slice::from_ref(&current),
-            core::slice::from_ref(&workload.rollout),
-            &options,
-        );
+    if let Some(settled) = settled_current.as_ref().filter(|_| needs_lint) {
+        let findings = lint::lint(settled, &options);
         let enforced: BTreeSet<&str> = settings.lint_rules.iter().map(String::as_str).collect();
         for finding in findings.iter().filter(|f| enforced.contains(f.rule)) {
             violations.push(format!("[{}] {}", finding.rule, finding.message));

@@ -6,7 +6,7 @@
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 
-use super::{Settled, Workload, zone_of};
+use super::{Settled, zone_of};
 use crate::framework::{PluginName, PodInfo, Snapshot};
 use crate::scheduler::{self, Detail, Options};
 
@@ -85,17 +85,16 @@ impl CapacityReport {
     }
 }
 
-/// Clones `workloads[index]`'s template into the settled cluster until one does not fit, at most
-/// `bound` times. Clones are named `<template name or workload name>-extra-<n>`.
-pub fn capacity(
-    settled: &Settled,
-    workloads: &[Workload],
-    index: usize,
-    bound: usize,
-    hpa_max_replicas: Option<usize>,
-    options: &Options,
-) -> CapacityReport {
-    let workload = &workloads[index];
+/// Clones workload `index`'s template into the settled cluster until one does not fit, at most
+/// `bound` times, and compares with its HorizontalPodAutoscaler's `maxReplicas`. Clones are named
+/// `<template name or workload name>-extra-<n>`. A Pending replica's limit is read from its
+/// decision's explanation (a [`Settled`] made with [`Detail::None`] has none: limit "other").
+///
+/// # Panics
+/// When `index` is not a workload of `settled`.
+pub fn capacity(settled: &Settled, index: usize, bound: usize, options: &Options) -> CapacityReport {
+    let workload = &settled.workloads()[index];
+    let hpa_max_replicas = workload.hpa_max_replicas;
     let mut report = CapacityReport {
         workload: workload.key.clone(),
         desired: workload.desired,
@@ -177,49 +176,17 @@ mod tests {
     use alloc::vec::Vec;
 
     use super::*;
-    use crate::analysis::settle;
+    use crate::analysis::Workload;
+    use crate::analysis::testing::{self, app, deployment, settled, with_cpu, zone_spread};
     use crate::framework::testing::{node, pod};
-    use crate::model::resources::CPU;
-    use crate::model::{Cluster, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+    use crate::model::Cluster;
 
     fn workload(cpu: i64, spread: bool, replicas: usize) -> Workload {
-        let mut template = pod("", &[("app", "web")], None);
-        let mut c = crate::model::Container {
-            name: "c".into(),
-            ..Default::default()
-        };
-        c.requests.insert(CPU.into(), cpu);
-        template.containers.push(c);
+        let mut template = with_cpu(pod("", &[("app", "web")], None), cpu);
         if spread {
-            template
-                .topology_spread_constraints
-                .push(TopologySpreadConstraint {
-                    max_skew: 1,
-                    topology_key: "topology.kubernetes.io/zone".into(),
-                    when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
-                    selector: Selector::from_set(&crate::framework::testing::labels(&[(
-                        "app", "web",
-                    )])),
-                    min_domains: None,
-                    node_affinity_policy: None,
-                    node_taints_policy: None,
-                    match_label_keys: vec![],
-                });
+            template.topology_spread_constraints.push(zone_spread(app("web")));
         }
-        let to_create = (0..replicas)
-            .map(|i| {
-                let mut p = template.clone();
-                p.name = alloc::format!("web-{i}");
-                p
-            })
-            .collect();
-        Workload {
-            key: "Deployment/default/web".into(),
-            desired: replicas,
-            running: vec![],
-            to_create,
-            template,
-        }
+        deployment("web", template, replicas)
     }
 
     /// Two zones: zone a has two 4-cpu nodes, zone b one. 1-cpu replicas: 12 fit by resources
@@ -236,9 +203,10 @@ mod tests {
             ..Cluster::default()
         };
         let options = Options::default();
-        let plain = vec![workload(1000, false, 2)];
-        let settled = settle(&cluster, &plain, &options);
-        let report = capacity(&settled, &plain, 0, 1000, Some(20), &options);
+        let mut plain = workload(1000, false, 2);
+        plain.hpa_max_replicas = Some(20);
+        let settled = settled(&cluster, &[plain], &options);
+        let report = capacity(&settled, 0, 1000, &options);
         assert_eq!(report.running, 2);
         assert_eq!(report.additional, 10);
         assert_eq!(report.limit, Some(Limit::Resources));
@@ -255,9 +223,9 @@ mod tests {
                 .starts_with("0/3 nodes are available: 3 Insufficient cpu.")
         );
 
-        let spread = vec![workload(1000, true, 2)];
-        let settled = settle(&cluster, &spread, &options);
-        let report = capacity(&settled, &spread, 0, 1000, None, &options);
+        let spread = workload(1000, true, 2);
+        let settled = testing::settled(&cluster, &[spread], &options);
+        let report = capacity(&settled, 0, 1000, &options);
         assert_eq!(report.running + report.additional, 9);
         let zones: Vec<_> = report.per_zone.keys().cloned().collect();
         assert_eq!(zones, vec!["a", "b"]);
@@ -271,7 +239,7 @@ mod tests {
             Some(&1)
         );
 
-        let bounded = capacity(&settled, &spread, 0, 3, None, &options);
+        let bounded = capacity(&settled, 0, 3, &options);
         assert!(bounded.bounded);
         assert_eq!(bounded.additional, 3);
     }

@@ -21,7 +21,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Settled, Workload};
+use super::Placement;
 use crate::model::{Cluster, IntOrPercent, Pod, PodDisruptionBudget};
 
 /// A budget's status as the disruption controller would write it.
@@ -103,9 +103,9 @@ pub struct Ownership {
 
 impl Ownership {
     /// The ownership of the settled cluster's pods.
-    pub fn of(settled: &Settled, workloads: &[Workload]) -> Ownership {
+    pub fn of(settled: Placement<'_>) -> Ownership {
         let mut by_pod = BTreeMap::new();
-        for (index, workload) in workloads.iter().enumerate() {
+        for (index, workload) in settled.workloads.iter().enumerate() {
             let owner = (
                 workload.key.clone(),
                 i32::try_from(workload.desired).unwrap_or(i32::MAX),

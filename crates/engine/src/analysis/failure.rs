@@ -16,7 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::disruption::{self, Budget, Ownership};
-use super::{Settled, Workload, per_zone, zone_of};
+use super::{Placement, per_zone, zone_of};
 use crate::model::{Cluster, Pod, Taint, TaintEffect};
 use crate::scheduler::{self, Options};
 
@@ -218,37 +218,35 @@ pub fn check_domain(cluster: &Cluster, domain: &Domain) -> Result<(), Vec<String
 
 /// Fails `domain` in the settled cluster, reschedules the lost replicas (and the ones already
 /// Pending) in queue order, then brings the domain back and retries what is still Pending.
-pub fn fail(
-    settled: &Settled,
-    workloads: &[Workload],
+pub fn fail<'a>(
+    settled: impl Into<Placement<'a>>,
     domain: &Domain,
     mode: FailureMode,
     options: &Options,
 ) -> FailureReport {
-    fail_with(settled, workloads, domain, mode, options, true)
+    fail_with(settled.into(), domain, mode, options, true)
 }
 
 /// [`fail`] without the recovery step (its [`Recovery`] is what the failure left: nothing
 /// placed later), for callers that only need the failure itself (lint).
-pub fn fail_without_recovery(
-    settled: &Settled,
-    workloads: &[Workload],
+pub fn fail_without_recovery<'a>(
+    settled: impl Into<Placement<'a>>,
     domain: &Domain,
     mode: FailureMode,
     options: &Options,
 ) -> FailureReport {
-    fail_with(settled, workloads, domain, mode, options, false)
+    fail_with(settled.into(), domain, mode, options, false)
 }
 
 fn fail_with(
-    settled: &Settled,
-    workloads: &[Workload],
+    settled: Placement<'_>,
     domain: &Domain,
     mode: FailureMode,
     options: &Options,
     recover_after: bool,
 ) -> FailureReport {
-    let before = &settled.cluster;
+    let workloads = settled.workloads;
+    let before = settled.cluster;
     let failed: BTreeSet<String> = before
         .nodes
         .iter()
@@ -266,7 +264,7 @@ fn fail_with(
         .collect();
     let gone_keys: BTreeSet<String> = gone.iter().map(|p| p.key()).collect();
 
-    let owners = Ownership::of(settled, workloads);
+    let owners = Ownership::of(settled);
     let pending_before: Vec<&Pod> = settled.pending.iter().flatten().map(|(p, _)| p).collect();
     // Budgets that select a pod that is gone, with their status before the failure.
     let affected: Vec<(usize, Budget, usize)> = before
@@ -443,7 +441,7 @@ fn fail_with(
         .collect::<Vec<_>>();
     let mut pdbs = pdbs;
     if !pdbs.is_empty() {
-        let drains = drain(settled, workloads, &failed, &owners, options);
+        let drains = drain(settled, &failed, &owners, options);
         for (impact, (index, _, _)) in pdbs.iter_mut().zip(&affected) {
             impact.drain = drains[*index].clone();
         }
@@ -476,8 +474,7 @@ pub const TAINT_UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 /// order. Pods are evicted in the cluster's pod order, a refused one retried after every
 /// successful eviction, until nothing more can be evicted.
 fn drain(
-    settled: &Settled,
-    workloads: &[Workload],
+    settled: Placement<'_>,
     nodes: &BTreeSet<String>,
     owners: &Ownership,
     options: &Options,
@@ -496,7 +493,6 @@ fn drain(
     let member: BTreeSet<&str> = settled
         .members
         .iter()
-        .take(workloads.len())
         .flatten()
         .map(String::as_str)
         .collect();
@@ -688,13 +684,14 @@ pub struct Sweep {
 }
 
 /// Fails every zone (or every node holding a replica) one at a time.
-pub fn fail_each(
-    settled: &Settled,
-    workloads: &[Workload],
+pub fn fail_each<'a>(
+    settled: impl Into<Placement<'a>>,
     kind: DomainKind,
     mode: FailureMode,
     options: &Options,
 ) -> Sweep {
+    let settled: Placement<'a> = settled.into();
+    let workloads = settled.workloads;
     let domains: Vec<Domain> = match kind {
         DomainKind::Zone => settled
             .cluster
@@ -730,7 +727,7 @@ pub fn fail_each(
     };
     let reports: Vec<FailureReport> = domains
         .iter()
-        .map(|d| fail(settled, workloads, d, mode, options))
+        .map(|d| fail(settled, d, mode, options))
         .collect();
     let survival = workloads
         .iter()
@@ -768,57 +765,25 @@ mod tests {
     use alloc::vec;
 
     use super::*;
-    use crate::analysis::{Workload, settle};
+    use crate::analysis::Workload;
+    use crate::analysis::testing::{app, deployment, pdb, settled, with_cpu, zone_spread};
     use crate::framework::testing::{node, pod};
-    use crate::model::{Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+    use crate::model::{IntOrPercent, LABEL_ZONE};
 
     /// Three zones, one node each; three replicas with a hard zone spread (maxSkew 1).
     fn spread_setup() -> (Cluster, Vec<Workload>) {
         let nodes = ["a", "b", "c"]
             .iter()
-            .map(|z| {
-                node(
-                    &alloc::format!("node-{z}"),
-                    &[("topology.kubernetes.io/zone", z)],
-                )
-            })
+            .map(|z| node(&alloc::format!("node-{z}"), &[(LABEL_ZONE, z)]))
             .collect();
-        let mut template = pod("", &[("app", "web")], None);
-        template.containers.push(crate::model::Container {
-            name: "c".into(),
-            ..Default::default()
-        });
-        template
-            .topology_spread_constraints
-            .push(TopologySpreadConstraint {
-                max_skew: 1,
-                topology_key: "topology.kubernetes.io/zone".into(),
-                when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
-                selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
-                min_domains: None,
-                node_affinity_policy: None,
-                node_taints_policy: None,
-                match_label_keys: vec![],
-            });
-        let to_create = (0..3)
-            .map(|i| {
-                let mut p = template.clone();
-                p.name = alloc::format!("web-{i}");
-                p
-            })
-            .collect();
+        let mut template = with_cpu(pod("", &[("app", "web")], None), 0);
+        template.containers[0].requests.clear();
+        template.topology_spread_constraints.push(zone_spread(app("web")));
         let cluster = Cluster {
             nodes,
             ..Cluster::default()
         };
-        let workload = Workload {
-            key: "Deployment/default/web".into(),
-            desired: 3,
-            running: vec![],
-            to_create,
-            template,
-        };
-        (cluster, vec![workload])
+        (cluster, vec![deployment("web", template, 3)])
     }
 
     /// Removing a zone removes its domain: the replacement lands in another zone (skew 2 vs 1 is
@@ -829,11 +794,11 @@ mod tests {
     fn unreachable_zone_blocks_replacements_removed_zone_does_not() {
         let (cluster, workloads) = spread_setup();
         let options = Options::default();
-        let settled = settle(&cluster, &workloads, &options);
+        let settled = settled(&cluster, &workloads, &options);
         assert_eq!(settled.members[0].len(), 3);
         let zone = Domain::Zone("a".into());
 
-        let removed = fail(&settled, &workloads, &zone, FailureMode::Removed, &options);
+        let removed = fail(&settled, &zone, FailureMode::Removed, &options);
         let impact = &removed.workloads[0];
         assert_eq!(impact.lost.len(), 1);
         assert_eq!(impact.surviving, 2);
@@ -841,10 +806,7 @@ mod tests {
         assert!(impact.replacements[0].node.is_some());
         assert_eq!(impact.running_after, 3);
 
-        let unreachable = fail(
-            &settled,
-            &workloads,
-            &zone,
+        let unreachable = fail(&settled, &zone,
             FailureMode::Unreachable,
             &options,
         );
@@ -869,20 +831,10 @@ mod tests {
     #[test]
     fn sweep_reports_worst_zone_and_pdb() {
         let (mut cluster, workloads) = spread_setup();
-        cluster.pdbs.push(crate::model::PodDisruptionBudget {
-            namespace: "default".into(),
-            name: "web".into(),
-            selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
-            disruptions_allowed: 0,
-            min_available: Some(crate::model::IntOrPercent::Int(3)),
-            max_unavailable: None,
-        });
+        cluster.pdbs.push(pdb("web", "web", Some(IntOrPercent::Int(3)), None));
         let options = Options::default();
-        let settled = settle(&cluster, &workloads, &options);
-        let sweep = fail_each(
-            &settled,
-            &workloads,
-            DomainKind::Zone,
+        let settled = settled(&cluster, &workloads, &options);
+        let sweep = fail_each(&settled, DomainKind::Zone,
             FailureMode::Unreachable,
             &options,
         );
@@ -900,10 +852,7 @@ mod tests {
             (pdb.shortfall, pdb.drain.evictions, pdb.drain.blocked),
             (1, 0, 1)
         );
-        let nodes = fail_each(
-            &settled,
-            &workloads,
-            DomainKind::Node,
+        let nodes = fail_each(&settled, DomainKind::Node,
             FailureMode::Removed,
             &options,
         );
@@ -928,46 +877,17 @@ mod tests {
         for (name, zone) in [("node-a1", "a"), ("node-a2", "a"), ("node-b", "b")] {
             nodes.push(node(name, &[("topology.kubernetes.io/zone", zone)]));
         }
-        let mut template = pod("", &[("app", "web")], None);
-        let mut container = crate::model::Container {
-            name: "c".into(),
-            ..Default::default()
-        };
-        container.requests.insert("cpu".into(), 3000);
-        template.containers.push(container);
-        let to_create = (0..3)
-            .map(|i| {
-                let mut p = template.clone();
-                p.name = alloc::format!("web-{i}");
-                p
-            })
-            .collect();
-        let workloads = vec![Workload {
-            key: "Deployment/default/web".into(),
-            desired: 3,
-            running: vec![],
-            to_create,
-            template,
-        }];
+        let template = with_cpu(pod("", &[("app", "web")], None), 3000);
+        let workloads = vec![deployment("web", template, 3)];
         let cluster = Cluster {
             nodes,
-            pdbs: vec![crate::model::PodDisruptionBudget {
-                namespace: "default".into(),
-                name: "web".into(),
-                selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
-                disruptions_allowed: 0,
-                min_available: None,
-                max_unavailable: Some(crate::model::IntOrPercent::Int(1)),
-            }],
+            pdbs: vec![pdb("web", "web", None, Some(IntOrPercent::Int(1)))],
             ..Cluster::default()
         };
         let options = Options::default();
-        let settled = settle(&cluster, &workloads, &options);
+        let settled = settled(&cluster, &workloads, &options);
         assert_eq!(settled.members[0].len(), 3);
-        let report = fail(
-            &settled,
-            &workloads,
-            &Domain::Zone("a".into()),
+        let report = fail(&settled, &Domain::Zone("a".into()),
             FailureMode::Removed,
             &options,
         );
@@ -1009,20 +929,10 @@ mod tests {
     #[test]
     fn pdb_not_violated_and_drain_not_blocked() {
         let (mut cluster, workloads) = spread_setup();
-        cluster.pdbs.push(crate::model::PodDisruptionBudget {
-            namespace: "default".into(),
-            name: "web".into(),
-            selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "web")])),
-            disruptions_allowed: 0,
-            min_available: Some(crate::model::IntOrPercent::Int(2)),
-            max_unavailable: None,
-        });
+        cluster.pdbs.push(pdb("web", "web", Some(IntOrPercent::Int(2)), None));
         let options = Options::default();
-        let settled = settle(&cluster, &workloads, &options);
-        let report = fail(
-            &settled,
-            &workloads,
-            &Domain::Zone("a".into()),
+        let settled = settled(&cluster, &workloads, &options);
+        let report = fail(&settled, &Domain::Zone("a".into()),
             FailureMode::Unreachable,
             &options,
         );
@@ -1051,11 +961,8 @@ mod tests {
     fn unreachable_node_keeps_its_domain() {
         let (cluster, workloads) = spread_setup();
         let options = Options::default();
-        let settled = settle(&cluster, &workloads, &options);
-        let report = fail(
-            &settled,
-            &workloads,
-            &Domain::Node("node-a".into()),
+        let settled = settled(&cluster, &workloads, &options);
+        let report = fail(&settled, &Domain::Node("node-a".into()),
             FailureMode::Unreachable,
             &options,
         );
@@ -1097,12 +1004,9 @@ mod tests {
         let (cluster, mut workloads) = spread_setup();
         workloads[0].key = "StatefulSet/default/web".into();
         let options = Options::default();
-        let settled = settle(&cluster, &workloads, &options);
+        let settled = settled(&cluster, &workloads, &options);
         let zone = Domain::Zone("a".into());
-        let report = fail(
-            &settled,
-            &workloads,
-            &zone,
+        let report = fail(&settled, &zone,
             FailureMode::Unreachable,
             &options,
         );
@@ -1116,7 +1020,7 @@ mod tests {
         assert_eq!(impact.running_after, 2);
         assert_eq!(report.recovery.placed[0][0].1, "node-a");
         assert_eq!(report.notes, vec![String::from(UNREACHABLE_NOTE)]);
-        let removed = fail(&settled, &workloads, &zone, FailureMode::Removed, &options);
+        let removed = fail(&settled, &zone, FailureMode::Removed, &options);
         assert!(removed.workloads[0].replacements[0].node.is_some());
         assert!(removed.notes.is_empty());
     }

@@ -9,7 +9,8 @@ use alloc::vec::Vec;
 
 use super::failure::{self, FailureMode};
 use super::rollout::{self, Assumptions, LABEL_POD_TEMPLATE_HASH, RolloutSpec, Strategy};
-use super::{Settled, Workload, settle};
+use super::settle::place;
+use super::{Settled, Workload};
 use crate::framework::{PluginName, PodInfo, Profile, Snapshot, run_filter, run_pre_filter};
 use crate::model::taint::find_untolerated_taint;
 use crate::model::{
@@ -205,24 +206,22 @@ fn spec_path(workload: &Workload) -> &'static str {
     }
 }
 
-/// Checks every workload. `deployments[i]` is workload `i`'s update strategy (Deployment or
-/// StatefulSet), if it has one.
-pub fn lint(
-    cluster: &Cluster,
-    workloads: &[Workload],
-    deployments: &[Option<RolloutSpec>],
-    options: &Options,
-) -> Vec<Finding> {
-    let settled = settle(cluster, workloads, options);
+/// Checks every workload of the settled scenario (static rules, rules against the settled
+/// cluster, and the rollout rules of workloads with an update strategy). Pending replicas'
+/// reasons are read from their decisions, so `settled` needs a detail of at least
+/// [`crate::scheduler::Detail::PendingOnly`] for the conflict rule.
+pub fn lint(settled: &Settled, options: &Options) -> Vec<Finding> {
+    let workloads = settled.workloads();
+    let cluster = &settled.scenario.cluster;
     let (snapshot, _) = Snapshot::new(&settled.cluster);
-    let owners = super::disruption::Ownership::of(&settled, workloads);
+    let owners = super::disruption::Ownership::of(settled.placement());
     let mut findings = Vec::new();
     for (index, workload) in workloads.iter().enumerate() {
         let mut out = Checker {
             workload,
             index,
             cluster,
-            settled: &settled,
+            settled,
             snapshot: &snapshot,
             owners: &owners,
             workloads,
@@ -230,8 +229,7 @@ pub fn lint(
         };
         out.static_rules(workloads);
         out.cluster_rules(options);
-        let deployment = deployments.get(index).and_then(Option::as_ref);
-        out.rollout_rules(deployment, options);
+        out.rollout_rules(workload.rollout.as_ref(), options);
         findings.extend(out.findings);
     }
     findings.sort_by_key(|f| {
@@ -632,7 +630,7 @@ impl Checker<'_> {
             for p in &mut variant.to_create {
                 relax(p);
             }
-            settle(self.cluster, &workloads, options).pending[self.index].is_empty()
+            place(self.cluster, &workloads, options).pending[self.index].is_empty()
         };
         let without_spread = places_all(|p| {
             p.topology_spread_constraints
@@ -666,10 +664,8 @@ impl Checker<'_> {
             return;
         }
         // This workload alone is followed; the others stay where they are.
-        let single = Settled {
-            cluster: self.settled.cluster.clone(),
-            members: alloc::vec![self.settled.members[self.index].clone()],
-            pending: alloc::vec![self.settled.pending[self.index].clone()],
+        let Some(single) = self.settled.placement_of(self.index) else {
+            return;
         };
         let desired = self.workload.desired;
         let mut short_pdbs: BTreeSet<String> = BTreeSet::new();
@@ -679,8 +675,7 @@ impl Checker<'_> {
             let mut short: Vec<(usize, &String, usize)> = Vec::new();
             for (zone, held) in &zones {
                 let report = failure::fail_without_recovery(
-                    &single,
-                    core::slice::from_ref(self.workload),
+                    single,
                     &failure::Domain::Zone(zone.clone()),
                     mode,
                     options,
@@ -873,6 +868,7 @@ mod tests {
 
     use super::*;
     use crate::analysis::rollout::IntOrPercent;
+    use crate::analysis::testing::{deployment, settled};
     use crate::framework::testing::{labels, node, pod};
     use crate::model::{
         Container, NodeInclusionPolicy, PodAffinity, PodDisruptionBudget, Requirement, Taint,
@@ -914,20 +910,21 @@ mod tests {
     }
 
     fn workload(name: &str, template: Pod, replicas: usize) -> Workload {
-        let to_create = (0..replicas)
-            .map(|i| {
-                let mut p = template.clone();
-                p.name = format!("{name}-{i}");
-                p
-            })
-            .collect();
-        Workload {
-            key: format!("Deployment/default/{name}"),
-            desired: replicas,
-            running: vec![],
-            to_create,
-            template,
+        deployment(name, template, replicas)
+    }
+
+    /// Lint of `workloads` on `cluster`, workload `i` rolling out with `rollouts[i]`.
+    fn lint_of(
+        cluster: &Cluster,
+        workloads: &[Workload],
+        rollouts: &[Option<RolloutSpec>],
+        options: &Options,
+    ) -> Vec<Finding> {
+        let mut workloads = workloads.to_vec();
+        for (workload, rollout) in workloads.iter_mut().zip(rollouts) {
+            workload.rollout = rollout.clone();
         }
+        lint(&settled(cluster, &workloads, options), options)
     }
 
     fn three_zones() -> Cluster {
@@ -942,8 +939,7 @@ mod tests {
     }
 
     fn rules_of(cluster: &Cluster, workloads: &[Workload]) -> Vec<&'static str> {
-        let deployments = vec![None; workloads.len()];
-        lint(cluster, workloads, &deployments, &Options::default())
+        lint(&settled(cluster, workloads, &Options::default()), &Options::default())
             .into_iter()
             .map(|f| f.rule)
             .collect()
@@ -1029,7 +1025,7 @@ mod tests {
             required: vec![term("db")],
             preferred: vec![],
         });
-        let findings = lint(
+        let findings = lint_of(
             &three_zones(),
             &[workload("web", t, 1)],
             &[None],
@@ -1047,7 +1043,7 @@ mod tests {
             .push(pod("stray", &[("app", "web")], Some("a")));
         let mut t = template("web", 100);
         t.topology_spread_constraints.push(spread(app("web")));
-        let findings = lint(
+        let findings = lint_of(
             &cluster,
             &[workload("web", t, 1)],
             &[None],
@@ -1079,7 +1075,7 @@ mod tests {
             progress_deadline_seconds: 600,
             termination_grace_seconds: 30,
         };
-        let findings = lint(
+        let findings = lint_of(
             &three_zones(),
             &[workload("web", t, 2)],
             &[Some(spec)],
@@ -1149,7 +1145,7 @@ mod tests {
         // z2 cordoned without a taint, Honor set: still counted, and the message says why.
         cluster.nodes[1].unschedulable = true;
         t.topology_spread_constraints[0].node_taints_policy = Some(NodeInclusionPolicy::Honor);
-        let findings = lint(
+        let findings = lint_of(
             &cluster,
             &[workload("web", t, 2)],
             &[None],
@@ -1242,7 +1238,7 @@ mod tests {
             }],
             ..Cluster::default()
         };
-        let findings = lint(
+        let findings = lint_of(
             &cluster,
             &[workload("web", template("web", 3000), 2)],
             &[None],
@@ -1292,7 +1288,7 @@ mod tests {
         };
         let mut t = template("web", 100);
         t.topology_spread_constraints.push(spread(app("web")));
-        let findings = lint(
+        let findings = lint_of(
             &cluster,
             &[workload("web", t, 3)],
             &[None],
@@ -1352,7 +1348,7 @@ mod tests {
             progress_deadline_seconds: 600,
             termination_grace_seconds: 30,
         };
-        let found: Vec<_> = lint(&bound, &[w], &[Some(spec)], &Options::default())
+        let found: Vec<_> = lint_of(&bound, &[w], &[Some(spec)], &Options::default())
             .into_iter()
             .map(|f| f.rule)
             .collect();
@@ -1404,7 +1400,7 @@ mod tests {
             max_unavailable: IntOrPercent::Percent(25),
         });
         let w = workload("infer", t, 2);
-        let findings = lint(
+        let findings = lint_of(
             &cluster,
             core::slice::from_ref(&w),
             &[Some(rolling)],
@@ -1419,7 +1415,7 @@ mod tests {
             "{}",
             surge.message
         );
-        let findings = lint(
+        let findings = lint_of(
             &cluster,
             &[w],
             &[Some(spec(Strategy::Recreate))],

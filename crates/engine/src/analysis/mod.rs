@@ -4,39 +4,29 @@
 //! ([`disruption`]).
 //! They re-run [`crate::scheduler`] on changed inputs and never re-implement a scheduling rule.
 //!
-//! Every analysis starts from the *settled* cluster ([`settle`]): the snapshot's bound pods plus
-//! every workload's missing replicas placed where the scheduler puts them.
+//! Every analysis starts from the *settled* scenario ([`settle`], done once and shared): the
+//! snapshot's bound pods plus every workload's missing replicas placed where the scheduler puts
+//! them.
 
 pub mod capacity;
 pub mod disruption;
 pub mod failure;
 pub mod lint;
 pub mod rollout;
+mod settle;
 pub mod stalemate;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod tie_break;
+
+pub use crate::model::{Scenario, Workload};
+pub use settle::{Placement, Settled, settle};
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::model::{Cluster, LABEL_ZONE, Node, Pod};
-use crate::scheduler::{self, Options, PodDecision};
-
-/// A set of replicas the analyses follow (a Deployment, StatefulSet, Job, ...), as the loader
-/// resolved it against the cluster.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Workload {
-    /// `Kind/namespace/name`.
-    pub key: String,
-    /// Desired replicas.
-    pub desired: usize,
-    /// Its replicas already in the cluster (`namespace/name`), bound or not.
-    pub running: Vec<String>,
-    /// The pods its controller creates now (the missing replicas).
-    pub to_create: Vec<Pod>,
-    /// The admitted pod template, for extra replicas (capacity); its name is replaced.
-    pub template: Pod,
-}
+use crate::model::{Cluster, LABEL_ZONE, Node};
 
 /// Where a zone label is missing.
 pub const NO_ZONE: &str = "(no zone)";
@@ -44,66 +34,6 @@ pub const NO_ZONE: &str = "(no zone)";
 /// A node's zone (`topology.kubernetes.io/zone`), or [`NO_ZONE`].
 pub fn zone_of(node: &Node) -> &str {
     node.labels.get(LABEL_ZONE).map_or(NO_ZONE, String::as_str)
-}
-
-/// The settled cluster: the input with every workload's missing replicas scheduled and bound.
-#[derive(Clone, Debug)]
-pub struct Settled {
-    /// The cluster with the placed replicas bound (`node_name` set), in the input's pod order
-    /// followed by the placed ones in scheduling order.
-    pub cluster: Cluster,
-    /// Per workload (same order as given): the keys of its replicas bound in [`Settled::cluster`].
-    pub members: Vec<Vec<String>>,
-    /// Per workload: its replicas left Pending, with their decisions.
-    pub pending: Vec<Vec<(Pod, PodDecision)>>,
-}
-
-/// Places every workload's missing replicas (one simulation, queue order) and binds them.
-pub fn settle(cluster: &Cluster, workloads: &[Workload], options: &Options) -> Settled {
-    let mut pods = Vec::new();
-    let mut owner = Vec::new();
-    for (index, workload) in workloads.iter().enumerate() {
-        for pod in &workload.to_create {
-            pods.push(pod.clone());
-            owner.push(index);
-        }
-    }
-    let simulation = scheduler::simulate(cluster, &pods, options);
-    let mut settled = cluster.clone();
-    let bound: alloc::collections::BTreeSet<(&str, &str)> = cluster
-        .pods
-        .iter()
-        .filter(|p| p.node_name.is_some())
-        .map(|p| (p.namespace.as_str(), p.name.as_str()))
-        .collect();
-    let mut members: Vec<Vec<String>> = workloads
-        .iter()
-        .map(|w| {
-            w.running
-                .iter()
-                .filter(|key| split_key(key).is_some_and(|k| bound.contains(&k)))
-                .cloned()
-                .collect()
-        })
-        .collect();
-    let mut pending: Vec<Vec<(Pod, PodDecision)>> = alloc::vec![Vec::new(); workloads.len()];
-    let order = scheduler::queue_order(&pods);
-    for (decision, &index) in simulation.decisions.into_iter().zip(&order) {
-        let mut pod = pods[index].clone();
-        match &decision.node {
-            Some(node) => {
-                pod.node_name = Some(node.clone());
-                members[owner[index]].push(pod.key());
-                settled.pods.push(pod);
-            }
-            None => pending[owner[index]].push((pod, decision)),
-        }
-    }
-    Settled {
-        cluster: settled,
-        members,
-        pending,
-    }
 }
 
 /// How many of `keys` are bound in `cluster`, per zone (zones without any are left out).
@@ -184,7 +114,8 @@ mod tests {
 
     use super::*;
     use crate::framework::testing::{node, pod};
-    use crate::model::Container;
+    use crate::model::{Container, Pod};
+    use crate::scheduler::Options;
 
     fn with_cpu(mut p: Pod, millis: i64) -> Pod {
         let mut c = Container {
@@ -222,8 +153,13 @@ mod tests {
             running: vec!["default/web-0".into()],
             to_create,
             template,
+            ..Workload::default()
         };
-        let settled = settle(&cluster, &[workload], &Options::default());
+        let scenario = Scenario {
+            cluster,
+            workloads: vec![workload],
+        };
+        let settled = settle(scenario, &Options::default());
         assert_eq!(
             settled.members[0],
             vec![String::from("default/web-0"), "default/web-1".into()]

@@ -15,117 +15,16 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Workload, zone_of};
+use super::{Scenario, Workload, zone_of};
 use crate::framework::{PodId, PodInfo, Snapshot, run_pre_filter};
 pub use crate::model::IntOrPercent;
+pub use crate::model::{RolloutSpec, Strategy, stateful_set_max_unavailable};
 use crate::model::{Cluster, Pod, Requirement, Selector, WhenUnsatisfiable};
 use crate::scheduler::{self, Detail, Options};
 
 /// The label the Deployment controller puts on its ReplicaSets' pods.
 pub const LABEL_POD_TEMPLATE_HASH: &str = "pod-template-hash";
 
-/// `spec.strategy`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// Delete every old pod, then create the new ones.
-    Recreate,
-    /// Surge and replace.
-    RollingUpdate {
-        /// `maxSurge` (default 25%).
-        max_surge: IntOrPercent,
-        /// `maxUnavailable` (default 25%).
-        max_unavailable: IntOrPercent,
-    },
-    /// A StatefulSet's `RollingUpdate`: from the highest ordinal down to `partition`, up to
-    /// `maxUnavailable` pods at a time are deleted, recreated under the same name and waited for
-    /// (the MaxUnavailableStatefulSet feature, beta and on by default in v1.35).
-    OrderedRollingUpdate {
-        /// `updateStrategy.rollingUpdate.partition` (default 0).
-        partition: i32,
-        /// `updateStrategy.rollingUpdate.maxUnavailable` (default 1).
-        max_unavailable: IntOrPercent,
-        /// `podManagementPolicy: Parallel`: the deleted pods are recreated together rather than
-        /// one at a time in ordinal order (OrderedReady, the default).
-        parallel: bool,
-    },
-    /// A StatefulSet's `OnDelete`: the controller replaces nothing by itself.
-    OnDelete,
-}
-
-impl Strategy {
-    /// `ResolveFenceposts`: (surge rounded up, unavailable rounded down); both 0 gives
-    /// unavailable 1. Recreate gives (0, replicas).
-    pub fn resolve(self, replicas: i32) -> (i32, i32) {
-        match self {
-            Strategy::Recreate => (0, replicas),
-            Strategy::OrderedRollingUpdate {
-                max_unavailable, ..
-            } => (0, stateful_set_max_unavailable(max_unavailable, replicas)),
-            Strategy::OnDelete => (0, 0),
-            Strategy::RollingUpdate {
-                max_surge,
-                max_unavailable,
-            } => {
-                let surge = max_surge.scaled(replicas, true);
-                let unavailable = max_unavailable.scaled(replicas, false);
-                if surge == 0 && unavailable == 0 {
-                    (0, 1)
-                } else {
-                    (surge, unavailable.min(replicas))
-                }
-            }
-        }
-    }
-
-    /// `RollingUpdate(maxSurge=…, maxUnavailable=…)` or `Recreate`.
-    pub fn describe(self) -> String {
-        match self {
-            Strategy::Recreate => String::from("Recreate"),
-            Strategy::OrderedRollingUpdate {
-                partition,
-                max_unavailable,
-                parallel,
-            } => format!(
-                "RollingUpdate(partition={partition}, maxUnavailable={}) (StatefulSet, {})",
-                max_unavailable.describe(),
-                if parallel {
-                    "Parallel: up to maxUnavailable pods replaced together"
-                } else {
-                    "OrderedReady: up to maxUnavailable pods deleted together, recreated one at a time"
-                }
-            ),
-            Strategy::OnDelete => String::from("OnDelete (StatefulSet)"),
-            Strategy::RollingUpdate {
-                max_surge,
-                max_unavailable,
-            } => format!(
-                "RollingUpdate(maxSurge={}, maxUnavailable={})",
-                max_surge.describe(),
-                max_unavailable.describe()
-            ),
-        }
-    }
-}
-
-/// `getStatefulSetMaxUnavailable` (`pkg/controller/statefulset/stateful_set_control.go`):
-/// `maxUnavailable` scaled against `spec.replicas` rounding down
-/// (`intstr.GetScaledValueFromIntOrPercent(..., false)`), at least 1.
-pub fn stateful_set_max_unavailable(max_unavailable: IntOrPercent, replicas: i32) -> i32 {
-    max_unavailable.scaled(replicas, false).max(1)
-}
-
-/// The Deployment (or StatefulSet) fields the rollout reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RolloutSpec {
-    /// `spec.strategy`.
-    pub strategy: Strategy,
-    /// `spec.minReadySeconds`.
-    pub min_ready_seconds: u64,
-    /// `spec.progressDeadlineSeconds` (default 600).
-    pub progress_deadline_seconds: u64,
-    /// The template's `terminationGracePeriodSeconds` (default 30).
-    pub termination_grace_seconds: u64,
-}
 
 /// What the rollout simulation assumes beyond the manifests.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1315,10 +1214,24 @@ fn spread_checks(snapshot: &Snapshot, template: &Pod) -> Vec<SpreadCheck> {
         .collect()
 }
 
-/// The rollout of `workload` (its `running` pods are the current revision, its `template` the
-/// new one), the matchLabelKeys comparison, and when it stalls, verified alternatives: maxSurge 0
-/// with maxUnavailable 1, Recreate, and one more node (a copy of the zone's largest) per zone.
+/// The rollout of the scenario's workload `index` (its `running` pods in the scenario's cluster
+/// are the current revision, its `template` the new one), the matchLabelKeys comparison, and when
+/// it stalls, verified alternatives: maxSurge 0 with maxUnavailable 1, Recreate, and one more node
+/// (a copy of the zone's largest) per zone. `None` for a workload without an update strategy (or
+/// no such workload). It starts from the scenario's input, not from a settled cluster: the
+/// running replicas are the old revision, and the missing ones are created at the new one.
 pub fn rollout(
+    scenario: &Scenario,
+    index: usize,
+    assumptions: &Assumptions,
+    options: &Options,
+) -> Option<RolloutReport> {
+    let workload = scenario.workloads.get(index)?;
+    let spec = workload.rollout.as_ref()?;
+    Some(rollout_of(&scenario.cluster, workload, spec, assumptions, options))
+}
+
+fn rollout_of(
     cluster: &Cluster,
     workload: &Workload,
     spec: &RolloutSpec,
@@ -1495,6 +1408,7 @@ mod tests {
             ],
             to_create: vec![],
             template: spec_pod("", "new", None),
+            ..Workload::default()
         };
         let spec = RolloutSpec {
             strategy: Strategy::RollingUpdate {
@@ -1505,7 +1419,7 @@ mod tests {
             progress_deadline_seconds: 600,
             termination_grace_seconds: 30,
         };
-        let report = rollout(
+        let report = rollout_of(
             &cluster,
             &workload,
             &spec,
@@ -1596,6 +1510,7 @@ mod tests {
             ],
             to_create: vec![],
             template: member("", None, gpus),
+            ..Workload::default()
         };
         let spec = RolloutSpec {
             strategy: Strategy::OrderedRollingUpdate {
@@ -1607,7 +1522,7 @@ mod tests {
             progress_deadline_seconds: 600,
             termination_grace_seconds: 30,
         };
-        let report = rollout(
+        let report = rollout_of(
             &cluster,
             &workload(1),
             &spec,
@@ -1628,7 +1543,7 @@ mod tests {
         assert_eq!((last.new.available, last.old.running), (2, 1));
         assert!(report.match_label_keys.is_none());
 
-        let report = rollout(
+        let report = rollout_of(
             &cluster,
             &workload(2),
             &spec,
@@ -1722,6 +1637,7 @@ mod tests {
             running: vec!["default/web-h0-0".into(), "default/web-h1-0".into()],
             to_create: Vec::new(),
             template: template.clone(),
+            ..Workload::default()
         };
         let spec = RolloutSpec {
             strategy: Strategy::Recreate,
@@ -1786,6 +1702,7 @@ mod tests {
             running: vec!["default/web-h1-0".into(), "default/web-h0-0".into()],
             to_create: Vec::new(),
             template: template.clone(),
+            ..Workload::default()
         };
         let spec = RolloutSpec {
             strategy: Strategy::RollingUpdate {
@@ -1850,6 +1767,7 @@ mod tests {
             running: (0..replicas).map(|i| format!("default/db-{i}")).collect(),
             to_create: vec![],
             template: member("", None),
+            ..Workload::default()
         };
         let spec = RolloutSpec {
             strategy: Strategy::OrderedRollingUpdate {
@@ -1861,7 +1779,7 @@ mod tests {
             progress_deadline_seconds: 600,
             termination_grace_seconds: 30,
         };
-        let outcome = rollout(
+        let outcome = rollout_of(
             &cluster,
             &workload,
             &spec,

@@ -10,10 +10,11 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Settled, Workload, settle};
+use super::settle::place;
+use super::{Placement, Settled, Workload};
 use crate::framework::PluginName;
-use crate::model::{Cluster, WeightedPodAffinityTerm, WhenUnsatisfiable};
-use crate::scheduler::{Detail, Options};
+use crate::model::{Cluster, Pod, WeightedPodAffinityTerm, WhenUnsatisfiable};
+use crate::scheduler::{Detail, Options, PodDecision};
 
 /// One workload blocked by another.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,10 +58,11 @@ pub struct StalemateReport {
     pub stalemates: Vec<Stalemate>,
 }
 
-fn blocking(settled: &Settled, workloads: &[Workload]) -> Vec<Blocking> {
+fn blocking(settled: Placement<'_>) -> Vec<Blocking> {
+    let workloads = settled.workloads;
     let mut owner: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut node_of: BTreeMap<String, &str> = BTreeMap::new();
-    for pod in &settled.cluster.pods {
+    for pod in settled.cluster.pods.iter() {
         if let Some(node) = &pod.node_name {
             node_of.insert(pod.key(), node.as_str());
         }
@@ -152,14 +154,34 @@ fn cycles(n: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
     out
 }
 
-/// Finds the stalemates among `workloads` and verifies remedies for each.
-pub fn stalemates(cluster: &Cluster, workloads: &[Workload], options: &Options) -> StalemateReport {
+/// Finds the stalemates among the settled workloads and verifies remedies for each (every remedy
+/// placed again from the scenario's input). The blocking replicas are read from the Pending
+/// replicas' explanations: a `settled` made with [`Detail::None`] is placed again with them.
+pub fn stalemates(settled: &Settled, options: &Options) -> StalemateReport {
+    let cluster = &settled.scenario.cluster;
+    let workloads = settled.workloads();
+    let explained;
+    let placed = if settled.detail == Detail::None {
+        let with_reasons = Options {
+            detail: Detail::PendingOnly,
+            ..options.clone()
+        };
+        explained = place(cluster, workloads, &with_reasons);
+        Placement {
+            cluster: &explained.cluster,
+            workloads,
+            members: &explained.members,
+            pending: &explained.pending,
+        }
+    } else {
+        settled.placement()
+    };
+    let blocking = blocking(placed);
+    // Remedies only count what stays Pending: no per-node detail needed.
     let options = Options {
-        detail: Detail::PendingOnly,
+        detail: Detail::None,
         ..options.clone()
     };
-    let settled = settle(cluster, workloads, &options);
-    let blocking = blocking(&settled, workloads);
     let index_of = |key: &str| workloads.iter().position(|w| w.key == key).unwrap_or(0);
     let edges: Vec<(usize, usize)> = blocking
         .iter()
@@ -168,14 +190,14 @@ pub fn stalemates(cluster: &Cluster, workloads: &[Workload], options: &Options) 
     let mut stalemates = Vec::new();
     for component in cycles(workloads.len(), &edges) {
         let members: BTreeSet<usize> = component.iter().copied().collect();
-        let pending_of = |settled: &Settled| -> usize {
-            members.iter().map(|&i| settled.pending[i].len()).sum()
+        let pending_of = |pending: &[Vec<(Pod, PodDecision)>]| -> usize {
+            members.iter().map(|&i| pending[i].len()).sum()
         };
-        let pending = pending_of(&settled);
+        let pending = pending_of(placed.pending);
         let mut remedies = Vec::new();
         let mut try_change = |change: String, cluster: &Cluster, workloads: &[Workload]| {
-            let after = settle(cluster, workloads, &options);
-            let pending_after = pending_of(&after);
+            let after = place(cluster, workloads, &options);
+            let pending_after = pending_of(&after.pending);
             if pending_after < pending {
                 remedies.push(Remedy {
                     change,
@@ -276,8 +298,9 @@ mod tests {
     use alloc::vec;
 
     use super::*;
-    use crate::framework::testing::{labels, node, pod};
-    use crate::model::{Container, LABEL_HOSTNAME, Selector, TopologySpreadConstraint};
+    use crate::analysis::testing::{cluster, settled, zone_node, zone_spread};
+    use crate::framework::testing::pod;
+    use crate::model::Container;
 
     /// Two zones with one single-GPU node each and two workloads of two 1-GPU replicas with a
     /// hard zone spread over their own pods, whose replicas interleave in the queue (priorities
@@ -287,20 +310,11 @@ mod tests {
     #[test]
     fn interleaved_spread_replicas_deadlock_and_one_more_node_breaks_it() {
         let gpu = |name: &str, zone: &str| {
-            let mut n = node(
-                name,
-                &[
-                    ("topology.kubernetes.io/zone", zone),
-                    (LABEL_HOSTNAME, name),
-                ],
-            );
+            let mut n = zone_node(name, zone);
             n.allocatable.insert("nvidia.com/gpu".into(), 1);
             n
         };
-        let cluster = Cluster {
-            nodes: vec![gpu("g1", "z1"), gpu("g2", "z2")],
-            ..Cluster::default()
-        };
+        let cluster = cluster(vec![gpu("g1", "z1"), gpu("g2", "z2")]);
         let template = |app: &str| {
             let mut p = pod("", &[("app", app)], None);
             let mut c = Container {
@@ -309,17 +323,7 @@ mod tests {
             };
             c.requests.insert("nvidia.com/gpu".into(), 1);
             p.containers.push(c);
-            p.topology_spread_constraints
-                .push(TopologySpreadConstraint {
-                    max_skew: 1,
-                    topology_key: "topology.kubernetes.io/zone".into(),
-                    when_unsatisfiable: WhenUnsatisfiable::DoNotSchedule,
-                    selector: Selector::from_set(&labels(&[("app", app)])),
-                    min_domains: None,
-                    node_affinity_policy: None,
-                    node_taints_policy: None,
-                    match_label_keys: vec![],
-                });
+            p.topology_spread_constraints.push(zone_spread(crate::analysis::testing::app(app)));
             p
         };
         let workload = |app: &str, names: &[&str]| Workload {
@@ -337,12 +341,14 @@ mod tests {
                 })
                 .collect(),
             template: template(app),
+            ..Workload::default()
         };
         let workloads = vec![
             workload("a", &["a-0", "a-1"]),
             workload("b", &["b-0", "b-1"]),
         ];
-        let report = stalemates(&cluster, &workloads, &Options::default());
+        let options = Options::default();
+        let report = stalemates(&settled(&cluster, &workloads, &options), &options);
         assert_eq!(report.stalemates.len(), 1, "{report:?}");
         let stalemate = &report.stalemates[0];
         assert_eq!(stalemate.workloads.len(), 2);

@@ -11,8 +11,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Workload, settle, zone_of};
-use crate::model::Cluster;
+use super::settle::place;
+use super::{Scenario, zone_of};
 use crate::scheduler::{Detail, Options, TieBreak};
 
 /// One workload's outcome over the runs.
@@ -36,13 +36,10 @@ pub struct RiskReport {
     pub runs_with_pending: usize,
 }
 
-/// Settles `cluster` with `runs` seeded tie-break sequences (seeds `0..runs`).
-pub fn tie_break_risk(
-    cluster: &Cluster,
-    workloads: &[Workload],
-    runs: usize,
-    options: &Options,
-) -> Vec<RiskReport> {
+/// Settles the scenario with `runs` seeded tie-break sequences (seeds `0..runs`): each run is a
+/// placement of its own, so this starts from the scenario, not from a settled one.
+pub fn tie_break_risk(scenario: &Scenario, runs: usize, options: &Options) -> Vec<RiskReport> {
+    let (cluster, workloads) = (&scenario.cluster, &scenario.workloads);
     let mut reports: Vec<RiskReport> = workloads
         .iter()
         .map(|w| RiskReport {
@@ -67,7 +64,7 @@ pub fn tie_break_risk(
             tie_break: TieBreak::Seeded(seed),
             ..options.clone()
         };
-        let settled = settle(cluster, workloads, &options);
+        let settled = place(cluster, workloads, &options);
         let node_of: BTreeMap<String, &str> = settled
             .cluster
             .pods
@@ -107,6 +104,7 @@ mod tests {
     use alloc::vec;
 
     use super::*;
+    use crate::analysis::testing::{cluster, deployment, scenario, with_cpu};
     use crate::framework::testing::{node, pod};
 
     /// Four replicas without spread rules on four identical nodes of two zones: every pick is a
@@ -115,37 +113,15 @@ mod tests {
     /// The zones then hold two each: exactly half, never more.
     #[test]
     fn seeded_runs_vary_but_scores_still_spread_replicas() {
-        let cluster = Cluster {
-            nodes: vec![
-                node("n1", &[("topology.kubernetes.io/zone", "a")]),
-                node("n2", &[("topology.kubernetes.io/zone", "a")]),
-                node("n3", &[("topology.kubernetes.io/zone", "b")]),
-                node("n4", &[("topology.kubernetes.io/zone", "b")]),
-            ],
-            ..Cluster::default()
-        };
-        let mut template = pod("", &[("app", "web")], None);
-        let mut c = crate::model::Container {
-            name: "c".into(),
-            ..Default::default()
-        };
-        c.requests.insert(crate::model::resources::CPU.into(), 500);
-        template.containers.push(c);
-        let to_create = (0..4)
-            .map(|i| {
-                let mut p = template.clone();
-                p.name = alloc::format!("web-{i}");
-                p
-            })
-            .collect();
-        let workloads = vec![Workload {
-            key: "Deployment/default/web".into(),
-            desired: 4,
-            running: vec![],
-            to_create,
-            template,
-        }];
-        let reports = tie_break_risk(&cluster, &workloads, 40, &Options::default());
+        let cluster = cluster(vec![
+            node("n1", &[("topology.kubernetes.io/zone", "a")]),
+            node("n2", &[("topology.kubernetes.io/zone", "a")]),
+            node("n3", &[("topology.kubernetes.io/zone", "b")]),
+            node("n4", &[("topology.kubernetes.io/zone", "b")]),
+        ]);
+        let template = with_cpu(pod("", &[("app", "web")], None), 500);
+        let workloads = vec![deployment("web", template, 4)];
+        let reports = tie_break_risk(&scenario(&cluster, &workloads), 40, &Options::default());
         let report = &reports[0];
         assert_eq!(report.runs, 40);
         assert_eq!(report.max_per_node.get(&1), Some(&40));

@@ -11,6 +11,7 @@ pub mod quantity;
 pub mod resources;
 pub mod taint;
 pub mod validation;
+pub mod workload;
 
 pub use cluster::{
     Cluster, Controller, ControllerKind, IntOrPercent, Namespace, PodDisruptionBudget, Service,
@@ -25,3 +26,4 @@ pub use pod::{
 pub use quantity::{Quantity, QuantityError};
 pub use resources::{Resource, ResourceList};
 pub use taint::{Taint, TaintEffect, Toleration, TolerationOperator};
+pub use workload::{RolloutSpec, Scenario, Strategy, Workload, stateful_set_max_unavailable};

@@ -8,7 +8,7 @@ use spreadlab_engine::analysis::capacity::CapacityReport;
 use spreadlab_engine::analysis::failure::{self, Domain, FailureMode, FailureReport};
 use spreadlab_engine::analysis::lint::Finding;
 use spreadlab_engine::analysis::rollout::{self, Assumptions, RolloutReport};
-use spreadlab_engine::analysis::{self, Workload, capacity, lint, tie_break};
+use spreadlab_engine::analysis::{self, capacity, lint, tie_break};
 use spreadlab_engine::scheduler::Options;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -81,28 +81,16 @@ fn cached<K: PartialEq, T>(
 
 fn capacity_reports(analysis: &Analysis) -> Vec<CapacityReport> {
     let options = Options::default();
-    let workloads = workloads(analysis);
-    let settled = analysis::settle(&analysis.loaded.cluster, &workloads, &options);
-    (0..workloads.len())
-        .map(|i| {
-            let hpa = analysis
-                .loaded
-                .hpa_for(&analysis.loaded.workloads[i])
-                .map(|h| usize::try_from(h.max_replicas).unwrap_or(0));
-            capacity::capacity(&settled, &workloads, i, CAPACITY_BOUND, hpa, &options)
-        })
+    let settled = analysis::settle(analysis.loaded.scenario(), &options);
+    (0..settled.workloads().len())
+        .map(|i| capacity::capacity(&settled, i, CAPACITY_BOUND, &options))
         .collect()
 }
 
 fn lint_findings(analysis: &Analysis) -> Vec<Finding> {
-    let loaded = &analysis.loaded;
-    let deployments: Vec<_> = loaded.workloads.iter().map(|w| w.rollout.clone()).collect();
-    lint::lint(
-        &loaded.cluster,
-        &workloads(analysis),
-        &deployments,
-        &Options::default(),
-    )
+    let options = Options::default();
+    let settled = analysis::settle(analysis.loaded.scenario(), &options);
+    lint::lint(&settled, &options)
 }
 
 /// How many clones capacity tries at most.
@@ -110,19 +98,9 @@ const CAPACITY_BOUND: usize = 200;
 /// Seeded tie-break runs.
 const RISK_RUNS: usize = 50;
 
-fn workloads(analysis: &Analysis) -> Vec<Workload> {
-    analysis
-        .loaded
-        .workloads
-        .iter()
-        .map(|w| w.for_analysis(&analysis.loaded.cluster))
-        .collect()
-}
-
 fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> FailureReport {
     let options = Options::default();
-    let workloads = workloads(analysis);
-    let settled = analysis::settle(&analysis.loaded.cluster, &workloads, &options);
+    let settled = analysis::settle(analysis.loaded.scenario(), &options);
     let domain = match target {
         FailTarget::Zone(zone) => Domain::Zone(zone.clone()),
         FailTarget::Node(node) => Domain::Node(node.clone()),
@@ -131,7 +109,7 @@ fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> F
         FailMode::Removed => FailureMode::Removed,
         FailMode::Unreachable => FailureMode::Unreachable,
     };
-    failure::fail(&settled, &workloads, &domain, mode, &options)
+    failure::fail(&settled, &domain, mode, &options)
 }
 
 /// ` (zone: n, ...)`, or nothing when no pod is placed in any zone.
@@ -183,21 +161,9 @@ fn failure_view(report: &FailureReport) -> Html {
 
 fn rollout_reports(analysis: &Analysis) -> Vec<RolloutReport> {
     let options = Options::default();
-    analysis
-        .loaded
-        .workloads
-        .iter()
-        .filter_map(|w| {
-            let spec = w.rollout.as_ref()?;
-            let analysed = w.for_analysis(&analysis.loaded.cluster);
-            Some(rollout::rollout(
-                &analysis.loaded.cluster,
-                &analysed,
-                spec,
-                &Assumptions::default(),
-                &options,
-            ))
-        })
+    let scenario = analysis.loaded.scenario();
+    (0..scenario.workloads.len())
+        .filter_map(|i| rollout::rollout(&scenario, i, &Assumptions::default(), &options))
         .collect()
 }
 
@@ -394,8 +360,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                 Callback::from(move |_| {
                     let started = now_ms();
                     let reports = tie_break::tie_break_risk(
-                        &analysis.0.loaded.cluster,
-                        &workloads(&analysis.0),
+                        &analysis.0.loaded.scenario(),
                         RISK_RUNS,
                         &Options::default(),
                     );

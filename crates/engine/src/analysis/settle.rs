@@ -1,0 +1,159 @@
+//! The settled scenario: the snapshot's bound pods plus every workload's missing replicas placed
+//! where the scheduler puts them (one simulation in queue order, `schedule_one.go` per pod).
+//! Settled once, it is what the simulation report and every analysis start from.
+
+use alloc::collections::BTreeSet;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::model::{Cluster, Pod, Scenario, Workload};
+use crate::scheduler::{self, Detail, Options, PodDecision, Simulation};
+
+/// The settled scenario: the input with every workload's missing replicas scheduled and bound.
+#[derive(Clone, Debug)]
+pub struct Settled {
+    /// The scenario as given (the input cluster and the workloads).
+    pub scenario: Scenario,
+    /// The cluster with the placed replicas bound (`node_name` set), in the input's pod order
+    /// followed by the placed ones in scheduling order.
+    pub cluster: Cluster,
+    /// Per workload (same order as [`Scenario::workloads`]): the keys of its replicas bound in
+    /// [`Settled::cluster`] (its running bound replicas, then the placed ones).
+    pub members: Vec<Vec<String>>,
+    /// Per workload: its replicas left Pending, with their decisions.
+    pub pending: Vec<Vec<(Pod, PodDecision)>>,
+    /// The scheduler's decision for every created replica, in scheduling order, and the
+    /// snapshot after binding.
+    pub simulation: Simulation,
+    /// Per decision of [`Settled::simulation`]: the index of the workload that created the pod.
+    pub owners: Vec<usize>,
+    /// The per-node detail the decisions carry.
+    pub detail: Detail,
+}
+
+/// What an analysis follows in a settled cluster: every workload, or one of them
+/// ([`Settled::placement_of`]) while the others stay where they are. Borrowed from one
+/// [`Settled`], so its parts always agree.
+#[derive(Clone, Copy, Debug)]
+pub struct Placement<'a> {
+    /// The settled cluster.
+    pub cluster: &'a Cluster,
+    /// The followed workloads.
+    pub workloads: &'a [Workload],
+    /// Per followed workload: its bound replicas' keys.
+    pub members: &'a [Vec<String>],
+    /// Per followed workload: its Pending replicas.
+    pub pending: &'a [Vec<(Pod, PodDecision)>],
+}
+
+impl Settled {
+    /// Every workload.
+    pub fn placement(&self) -> Placement<'_> {
+        Placement {
+            cluster: &self.cluster,
+            workloads: &self.scenario.workloads,
+            members: &self.members,
+            pending: &self.pending,
+        }
+    }
+
+    /// Workload `index` alone (the others' pods stay bound where they are); `None` when there
+    /// is no such workload.
+    pub fn placement_of(&self, index: usize) -> Option<Placement<'_>> {
+        let one = index..index.checked_add(1)?;
+        Some(Placement {
+            cluster: &self.cluster,
+            workloads: self.scenario.workloads.get(one.clone())?,
+            members: self.members.get(one.clone())?,
+            pending: self.pending.get(one)?,
+        })
+    }
+
+    /// The workloads, in input order.
+    pub fn workloads(&self) -> &[Workload] {
+        &self.scenario.workloads
+    }
+}
+
+impl<'a> From<&'a Settled> for Placement<'a> {
+    fn from(settled: &'a Settled) -> Placement<'a> {
+        settled.placement()
+    }
+}
+
+/// Places every workload's missing replicas (one simulation, queue order) and binds them; the
+/// decisions carry `options.detail`.
+pub fn settle(scenario: Scenario, options: &Options) -> Settled {
+    let placed = place(&scenario.cluster, &scenario.workloads, options);
+    Settled {
+        scenario,
+        cluster: placed.cluster,
+        members: placed.members,
+        pending: placed.pending,
+        simulation: placed.simulation,
+        owners: placed.owners,
+        detail: options.detail,
+    }
+}
+
+/// [`settle`] without keeping the input: for analyses that try a changed cluster or changed
+/// workloads (a remedy, a relaxed rule) and only read where the replicas end up.
+pub(crate) struct Placed {
+    pub(crate) cluster: Cluster,
+    pub(crate) members: Vec<Vec<String>>,
+    pub(crate) pending: Vec<Vec<(Pod, PodDecision)>>,
+    pub(crate) simulation: Simulation,
+    pub(crate) owners: Vec<usize>,
+}
+
+/// Places `workloads`' missing replicas on `cluster` (see [`settle`]).
+pub(crate) fn place(cluster: &Cluster, workloads: &[Workload], options: &Options) -> Placed {
+    let mut pods = Vec::new();
+    let mut owner = Vec::new();
+    for (index, workload) in workloads.iter().enumerate() {
+        for pod in &workload.to_create {
+            pods.push(pod.clone());
+            owner.push(index);
+        }
+    }
+    let simulation = scheduler::simulate(cluster, &pods, options);
+    let mut settled = cluster.clone();
+    let bound: BTreeSet<(&str, &str)> = cluster
+        .pods
+        .iter()
+        .filter(|p| p.node_name.is_some())
+        .map(|p| (p.namespace.as_str(), p.name.as_str()))
+        .collect();
+    let mut members: Vec<Vec<String>> = workloads
+        .iter()
+        .map(|w| {
+            w.running
+                .iter()
+                .filter(|key| key.split_once('/').is_some_and(|k| bound.contains(&k)))
+                .cloned()
+                .collect()
+        })
+        .collect();
+    let mut pending: Vec<Vec<(Pod, PodDecision)>> = alloc::vec![Vec::new(); workloads.len()];
+    let order = scheduler::queue_order(&pods);
+    let mut owners = Vec::with_capacity(order.len());
+    for (decision, &index) in simulation.decisions.iter().zip(&order) {
+        owners.push(owner[index]);
+        let mut pod = pods[index].clone();
+        match &decision.node {
+            Some(node) => {
+                pod.node_name = Some(node.clone());
+                members[owner[index]].push(pod.key());
+                settled.pods.push(pod);
+            }
+            None => pending[owner[index]].push((pod, decision.clone())),
+        }
+    }
+    Placed {
+        cluster: settled,
+        members,
+        pending,
+        simulation,
+        owners,
+    }
+}
