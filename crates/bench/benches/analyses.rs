@@ -45,12 +45,7 @@ fn fail_one_zone(bencher: divan::Bencher) {
     let settled = settle(input.scenario.clone(), &options);
     let zone = Domain::Zone("zone-0".into());
     bencher.bench_local(|| {
-        let report = failure::fail(
-            &settled,
-            &zone,
-            FailureMode::Unreachable,
-            &options,
-        );
+        let report = failure::fail(&settled, &zone, FailureMode::Unreachable, &options);
         assert_eq!(report.workloads[0].lost.len(), REPLICAS / 3);
     });
 }
@@ -62,12 +57,7 @@ fn fail_each_zone(bencher: divan::Bencher) {
     let options = options();
     let settled = settle(input.scenario.clone(), &options);
     bencher.bench_local(|| {
-        failure::fail_each(
-            &settled,
-            DomainKind::Zone,
-            FailureMode::Removed,
-            &options,
-        )
+        failure::fail_each(&settled, DomainKind::Zone, FailureMode::Removed, &options)
     });
 }
 
@@ -78,12 +68,7 @@ fn fail_each_node(bencher: divan::Bencher) {
     let options = options();
     let settled = settle(input.scenario.clone(), &options);
     bencher.bench_local(|| {
-        let sweep = failure::fail_each(
-            &settled,
-            DomainKind::Node,
-            FailureMode::Removed,
-            &options,
-        );
+        let sweep = failure::fail_each(&settled, DomainKind::Node, FailureMode::Removed, &options);
         assert_eq!(sweep.reports.len(), REPLICAS);
     });
 }

@@ -52,7 +52,6 @@ pub fn load_files(files: &[String]) -> Result<Loaded, ExitCode> {
     Ok(loaded)
 }
 
-
 /// Whether `--workload only` names `workload` (its `Kind/namespace/name` or its name); every
 /// workload when not given.
 pub fn named(only: Option<&str>, workload: &spreadlab_k8s::Workload) -> bool {

@@ -31,7 +31,7 @@ fn placed_choice(analysis: &Analysis, counts: &[usize]) -> Option<usize> {
 /// per-node verdicts, grouped by the view model's zone columns).
 fn feasible_zones_of(analysis: &Analysis, index: usize) -> BTreeSet<String> {
     let Some(explanation) = analysis
-        .decisions
+        .decisions()
         .get(index)
         .and_then(|d| d.explanation.as_ref())
     else {
@@ -94,9 +94,9 @@ pub struct Evidence {
 
 /// The evidence behind the engine's answer for `analysis`.
 pub fn evidence(analysis: &Analysis) -> Evidence {
-    let pending_index = analysis.decisions.iter().position(|d| d.node.is_none());
+    let pending_index = analysis.decisions().iter().position(|d| d.node.is_none());
     let pending = pending_index.map(|i| {
-        let d = &analysis.decisions[i];
+        let d = &analysis.decisions()[i];
         (
             crate::model::pod_key(d),
             d.message.clone().unwrap_or_default(),
@@ -105,9 +105,9 @@ pub fn evidence(analysis: &Analysis) -> Evidence {
     let index = pending_index.unwrap_or(0);
     Evidence {
         placed: analysis.placed(),
-        created: analysis.decisions.len(),
+        created: analysis.decisions().len(),
         pending,
-        zones_for: analysis.decisions.get(index).map(crate::model::pod_key),
+        zones_for: analysis.decisions().get(index).map(crate::model::pod_key),
         feasible_zones: feasible_zones_of(analysis, index).into_iter().collect(),
     }
 }
@@ -304,7 +304,7 @@ mod tests {
         // With it, the one new-revision pod the Deployment creates is placed in zone-a.
         let with = analyse(LESSONS[4].text);
         assert_eq!((with.placed(), with.pending.len()), (1, 0));
-        assert_eq!(with.decisions.len(), 1);
+        assert_eq!(with.decisions().len(), 1);
     }
 
     #[test]

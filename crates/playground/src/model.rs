@@ -7,9 +7,10 @@
 
 use std::collections::BTreeMap;
 
+use spreadlab_engine::analysis::{Settled, settle};
 use spreadlab_engine::model::{LABEL_ZONE, Pod};
 use spreadlab_engine::scheduler::{
-    self, Detail, Explanation, Options, PodDecision, Simulation, SpreadExplanation,
+    Detail, Explanation, Options, PodDecision, Simulation, SpreadExplanation,
 };
 use spreadlab_engine::{Code, PluginName};
 use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind};
@@ -163,29 +164,35 @@ pub struct Analysis {
     pub zones: Vec<ZoneView>,
     /// Pending pods, in scheduling order.
     pub pending: Vec<PodChip>,
-    /// The engine's decisions, in scheduling order.
-    pub decisions: Vec<PodDecision>,
     /// Total nodes.
     pub node_count: usize,
     /// Whether per-node verdicts were kept for placed pods too.
     pub full_detail: bool,
-    /// The load (kept for the what-if analyses).
+    /// The load (the workloads as read).
     pub loaded: Loaded,
+    /// The settled scenario: the engine's decisions (in scheduling order) and the start of every
+    /// What-if analysis.
+    pub settled: Settled,
     /// The text analysed (the key of the What-if results kept for it).
     pub text: std::rc::Rc<str>,
 }
 
 impl Analysis {
+    /// The engine's decisions, in scheduling order.
+    pub fn decisions(&self) -> &[PodDecision] {
+        &self.settled.simulation.decisions
+    }
+
     /// The decision for `namespace/name`.
     pub fn decision(&self, key: &str) -> Option<&PodDecision> {
-        self.decisions
+        self.decisions()
             .iter()
             .find(|d| d.namespace.len() + 1 + d.name.len() == key.len() && pod_key(d) == key)
     }
 
     /// Pods placed, over all workloads.
     pub fn placed(&self) -> usize {
-        self.decisions.iter().filter(|d| d.node.is_some()).count()
+        self.decisions().iter().filter(|d| d.node.is_some()).count()
     }
 }
 
@@ -220,19 +227,19 @@ pub fn analyse(text: &str) -> Analysis {
         })
         .collect();
 
-    let mut pods: Vec<Pod> = Vec::new();
+    let scenario = loaded.scenario();
     let mut workload_of: BTreeMap<String, usize> = BTreeMap::new();
-    for (index, workload) in loaded.workloads.iter().enumerate() {
-        for running in workload.running_pods(&loaded.cluster) {
-            workload_of.insert(running.key(), index);
+    for (index, workload) in scenario.workloads.iter().enumerate() {
+        for running in &workload.running {
+            workload_of.insert(running.clone(), index);
         }
-        for pod in workload.pods_to_create(&loaded.cluster) {
+        for pod in &workload.to_create {
             workload_of.insert(pod.key(), index);
-            pods.push(pod);
         }
     }
+    let created: usize = scenario.workloads.iter().map(|w| w.to_create.len()).sum();
     let node_count = loaded.cluster.nodes.len();
-    let full_detail = pods.len().saturating_mul(node_count.max(1)) <= FULL_DETAIL_BUDGET;
+    let full_detail = created.saturating_mul(node_count.max(1)) <= FULL_DETAIL_BUDGET;
     let options = Options {
         detail: if full_detail {
             Detail::All
@@ -241,10 +248,11 @@ pub fn analyse(text: &str) -> Analysis {
         },
         ..Options::default()
     };
+    let settled = settle(scenario, &options);
     let Simulation {
         decisions,
         snapshot,
-    } = scheduler::simulate(&loaded.cluster, &pods, &options);
+    } = &settled.simulation;
 
     let decision_index: BTreeMap<String, usize> = decisions
         .iter()
@@ -337,8 +345,10 @@ pub fn analyse(text: &str) -> Analysis {
     // The no-zone column goes last.
     zones.sort_by_key(|z| z.name == NO_ZONE);
 
-    let pending = pods
+    let pending = settled
+        .workloads()
         .iter()
+        .flat_map(|w| &w.to_create)
         .filter(|p| {
             decision_index
                 .get(&p.key())
@@ -367,7 +377,7 @@ pub fn analyse(text: &str) -> Analysis {
                 running: if workload.kind == WorkloadKind::Pod {
                     0
                 } else {
-                    workload.running_pods(&loaded.cluster).len()
+                    settled.workloads()[index].running.len()
                 },
                 placed,
                 pending,
@@ -380,10 +390,10 @@ pub fn analyse(text: &str) -> Analysis {
         workloads,
         zones,
         pending,
-        decisions,
         node_count,
         full_detail,
         loaded,
+        settled,
         text: text.into(),
     }
 }
@@ -769,7 +779,7 @@ mod tests {
     fn the_spread_limit_is_the_engine_s() {
         // Lesson 1: zone counts 3/1/0 and maxSkew 2, so the limit is 0 + 2 (hand-derived).
         let analysis = analyse(crate::lessons::LESSONS[0].text);
-        let spread = &analysis.decisions[0].explanation.as_ref().unwrap().spread[0];
+        let spread = &analysis.decisions()[0].explanation.as_ref().unwrap().spread[0];
         assert_eq!((spread.global_minimum, spread.limit), (0, 2));
     }
 
@@ -786,7 +796,7 @@ mod tests {
         );
         let analysis = analyse(text);
         assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
-        let explanation = analysis.decisions[0].explanation.as_ref().unwrap();
+        let explanation = analysis.decisions()[0].explanation.as_ref().unwrap();
         assert_eq!(
             explanation.soft_spread[0].domains,
             BTreeMap::from([("zone-a".to_string(), 2), ("zone-b".to_string(), 0)])
@@ -801,7 +811,7 @@ mod tests {
         // puts five plugins before it and two after.
         let analysis = analyse(&crate::examples::EXAMPLES[0].text());
         let pending = analysis
-            .decisions
+            .decisions()
             .iter()
             .find(|d| d.node.is_none())
             .unwrap();

@@ -525,8 +525,8 @@ fn cluster_violations(
         None
     };
     // Each state is settled at most once, and shared by the checks and lint.
-    let settled_current =
-        (needs_lint || (needs_settle && end.is_none())).then(|| analysis::settle(current, &options));
+    let settled_current = (needs_lint || (needs_settle && end.is_none()))
+        .then(|| analysis::settle(current, &options));
     let settled_end = end.and_then(|end| needs_settle.then(|| analysis::settle(end, &options)));
     let checked = settled_end
         .as_ref()

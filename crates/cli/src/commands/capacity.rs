@@ -36,4 +36,3 @@ pub fn run(files: &[String], only: Option<&str>, max: usize, output: Format) -> 
     let short = views.iter().any(|v| v.reaches_hpa_max == Some(false));
     ExitCode::from(if short { EXIT_PENDING } else { EXIT_PLACED })
 }
-

@@ -91,4 +91,3 @@ pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
     let errors = views.iter().any(|v| v.severity == "error");
     ExitCode::from(if errors { EXIT_PENDING } else { EXIT_PLACED })
 }
-

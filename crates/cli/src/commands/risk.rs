@@ -16,11 +16,7 @@ pub fn run(files: &[String], runs: usize, only: Option<&str>, output: Format) ->
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let keep: Vec<bool> = loaded
-        .workloads
-        .iter()
-        .map(|w| named(only, w))
-        .collect();
+    let keep: Vec<bool> = loaded.workloads.iter().map(|w| named(only, w)).collect();
     if let Some(name) = only
         && !keep.contains(&true)
     {
@@ -47,4 +43,3 @@ pub fn run(files: &[String], runs: usize, only: Option<&str>, output: Format) ->
     }
     ExitCode::from(EXIT_PLACED)
 }
-

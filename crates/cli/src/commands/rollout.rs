@@ -26,8 +26,7 @@ pub fn run(files: &[String], only: Option<&str>, ready_after: u64, output: Forma
         if !named(only, workload) {
             continue;
         }
-        if let Some(report) =
-            rollout::rollout(&scenario, index, &assumptions, &Options::default())
+        if let Some(report) = rollout::rollout(&scenario, index, &assumptions, &Options::default())
         {
             views.push(analyses::rollout_view(&report));
         }
@@ -42,4 +41,3 @@ pub fn run(files: &[String], only: Option<&str>, ready_after: u64, output: Forma
     let stalled = views.iter().any(|v| !v.outcome.completed);
     ExitCode::from(if stalled { EXIT_PENDING } else { EXIT_PLACED })
 }
-

@@ -29,4 +29,3 @@ pub fn run(files: &[String], output: Format) -> ExitCode {
         EXIT_PENDING
     })
 }
-

@@ -91,4 +91,3 @@ pub fn run(
     }
     ExitCode::from(if degraded { EXIT_PENDING } else { EXIT_PLACED })
 }
-

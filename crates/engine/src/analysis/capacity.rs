@@ -92,7 +92,12 @@ impl CapacityReport {
 ///
 /// # Panics
 /// When `index` is not a workload of `settled`.
-pub fn capacity(settled: &Settled, index: usize, bound: usize, options: &Options) -> CapacityReport {
+pub fn capacity(
+    settled: &Settled,
+    index: usize,
+    bound: usize,
+    options: &Options,
+) -> CapacityReport {
     let workload = &settled.workloads()[index];
     let hpa_max_replicas = workload.hpa_max_replicas;
     let mut report = CapacityReport {
@@ -184,7 +189,9 @@ mod tests {
     fn workload(cpu: i64, spread: bool, replicas: usize) -> Workload {
         let mut template = with_cpu(pod("", &[("app", "web")], None), cpu);
         if spread {
-            template.topology_spread_constraints.push(zone_spread(app("web")));
+            template
+                .topology_spread_constraints
+                .push(zone_spread(app("web")));
         }
         deployment("web", template, replicas)
     }

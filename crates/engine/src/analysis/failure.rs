@@ -778,7 +778,9 @@ mod tests {
             .collect();
         let mut template = with_cpu(pod("", &[("app", "web")], None), 0);
         template.containers[0].requests.clear();
-        template.topology_spread_constraints.push(zone_spread(app("web")));
+        template
+            .topology_spread_constraints
+            .push(zone_spread(app("web")));
         let cluster = Cluster {
             nodes,
             ..Cluster::default()
@@ -806,10 +808,7 @@ mod tests {
         assert!(impact.replacements[0].node.is_some());
         assert_eq!(impact.running_after, 3);
 
-        let unreachable = fail(&settled, &zone,
-            FailureMode::Unreachable,
-            &options,
-        );
+        let unreachable = fail(&settled, &zone, FailureMode::Unreachable, &options);
         let impact = &unreachable.workloads[0];
         assert_eq!(impact.running_after, 2);
         let replacement = &impact.replacements[0];
@@ -831,10 +830,14 @@ mod tests {
     #[test]
     fn sweep_reports_worst_zone_and_pdb() {
         let (mut cluster, workloads) = spread_setup();
-        cluster.pdbs.push(pdb("web", "web", Some(IntOrPercent::Int(3)), None));
+        cluster
+            .pdbs
+            .push(pdb("web", "web", Some(IntOrPercent::Int(3)), None));
         let options = Options::default();
         let settled = settled(&cluster, &workloads, &options);
-        let sweep = fail_each(&settled, DomainKind::Zone,
+        let sweep = fail_each(
+            &settled,
+            DomainKind::Zone,
             FailureMode::Unreachable,
             &options,
         );
@@ -852,10 +855,7 @@ mod tests {
             (pdb.shortfall, pdb.drain.evictions, pdb.drain.blocked),
             (1, 0, 1)
         );
-        let nodes = fail_each(&settled, DomainKind::Node,
-            FailureMode::Removed,
-            &options,
-        );
+        let nodes = fail_each(&settled, DomainKind::Node, FailureMode::Removed, &options);
         assert_eq!(
             nodes.reports.len(),
             3,
@@ -887,7 +887,9 @@ mod tests {
         let options = Options::default();
         let settled = settled(&cluster, &workloads, &options);
         assert_eq!(settled.members[0].len(), 3);
-        let report = fail(&settled, &Domain::Zone("a".into()),
+        let report = fail(
+            &settled,
+            &Domain::Zone("a".into()),
             FailureMode::Removed,
             &options,
         );
@@ -929,10 +931,14 @@ mod tests {
     #[test]
     fn pdb_not_violated_and_drain_not_blocked() {
         let (mut cluster, workloads) = spread_setup();
-        cluster.pdbs.push(pdb("web", "web", Some(IntOrPercent::Int(2)), None));
+        cluster
+            .pdbs
+            .push(pdb("web", "web", Some(IntOrPercent::Int(2)), None));
         let options = Options::default();
         let settled = settled(&cluster, &workloads, &options);
-        let report = fail(&settled, &Domain::Zone("a".into()),
+        let report = fail(
+            &settled,
+            &Domain::Zone("a".into()),
             FailureMode::Unreachable,
             &options,
         );
@@ -962,7 +968,9 @@ mod tests {
         let (cluster, workloads) = spread_setup();
         let options = Options::default();
         let settled = settled(&cluster, &workloads, &options);
-        let report = fail(&settled, &Domain::Node("node-a".into()),
+        let report = fail(
+            &settled,
+            &Domain::Node("node-a".into()),
             FailureMode::Unreachable,
             &options,
         );
@@ -1006,10 +1014,7 @@ mod tests {
         let options = Options::default();
         let settled = settled(&cluster, &workloads, &options);
         let zone = Domain::Zone("a".into());
-        let report = fail(&settled, &zone,
-            FailureMode::Unreachable,
-            &options,
-        );
+        let report = fail(&settled, &zone, FailureMode::Unreachable, &options);
         let impact = &report.workloads[0];
         assert_eq!(impact.replacements.len(), 1);
         assert_eq!(impact.replacements[0].node, None);

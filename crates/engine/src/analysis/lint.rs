@@ -939,10 +939,13 @@ mod tests {
     }
 
     fn rules_of(cluster: &Cluster, workloads: &[Workload]) -> Vec<&'static str> {
-        lint(&settled(cluster, workloads, &Options::default()), &Options::default())
-            .into_iter()
-            .map(|f| f.rule)
-            .collect()
+        lint(
+            &settled(cluster, workloads, &Options::default()),
+            &Options::default(),
+        )
+        .into_iter()
+        .map(|f| f.rule)
+        .collect()
     }
 
     #[test]

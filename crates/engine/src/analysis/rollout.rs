@@ -18,13 +18,12 @@ use alloc::vec::Vec;
 use super::{Scenario, Workload, zone_of};
 use crate::framework::{PodId, PodInfo, Snapshot, run_pre_filter};
 pub use crate::model::IntOrPercent;
-pub use crate::model::{RolloutSpec, Strategy, stateful_set_max_unavailable};
 use crate::model::{Cluster, Pod, Requirement, Selector, WhenUnsatisfiable};
+pub use crate::model::{RolloutSpec, Strategy, stateful_set_max_unavailable};
 use crate::scheduler::{self, Detail, Options};
 
 /// The label the Deployment controller puts on its ReplicaSets' pods.
 pub const LABEL_POD_TEMPLATE_HASH: &str = "pod-template-hash";
-
 
 /// What the rollout simulation assumes beyond the manifests.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1228,7 +1227,13 @@ pub fn rollout(
 ) -> Option<RolloutReport> {
     let workload = scenario.workloads.get(index)?;
     let spec = workload.rollout.as_ref()?;
-    Some(rollout_of(&scenario.cluster, workload, spec, assumptions, options))
+    Some(rollout_of(
+        &scenario.cluster,
+        workload,
+        spec,
+        assumptions,
+        options,
+    ))
 }
 
 fn rollout_of(

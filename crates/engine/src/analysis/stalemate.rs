@@ -323,7 +323,8 @@ mod tests {
             };
             c.requests.insert("nvidia.com/gpu".into(), 1);
             p.containers.push(c);
-            p.topology_spread_constraints.push(zone_spread(crate::analysis::testing::app(app)));
+            p.topology_spread_constraints
+                .push(zone_spread(crate::analysis::testing::app(app)));
             p
         };
         let workload = |app: &str, names: &[&str]| Workload {

@@ -10,8 +10,7 @@ use super::{Scenario, Settled, Workload, settle};
 use crate::framework::testing::{labels, node};
 use crate::model::{
     Cluster, Container, IntOrPercent, LABEL_HOSTNAME, LABEL_ZONE, Node, Pod, PodDisruptionBudget,
-    Selector,
-    TopologySpreadConstraint, WhenUnsatisfiable,
+    Selector, TopologySpreadConstraint, WhenUnsatisfiable,
 };
 use crate::scheduler::Options;
 

@@ -8,7 +8,7 @@ use spreadlab_engine::analysis::capacity::CapacityReport;
 use spreadlab_engine::analysis::failure::{self, Domain, FailureMode, FailureReport};
 use spreadlab_engine::analysis::lint::Finding;
 use spreadlab_engine::analysis::rollout::{self, Assumptions, RolloutReport};
-use spreadlab_engine::analysis::{self, capacity, lint, tie_break};
+use spreadlab_engine::analysis::{capacity, lint, tie_break};
 use spreadlab_engine::scheduler::Options;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -81,16 +81,14 @@ fn cached<K: PartialEq, T>(
 
 fn capacity_reports(analysis: &Analysis) -> Vec<CapacityReport> {
     let options = Options::default();
-    let settled = analysis::settle(analysis.loaded.scenario(), &options);
+    let settled = &analysis.settled;
     (0..settled.workloads().len())
-        .map(|i| capacity::capacity(&settled, i, CAPACITY_BOUND, &options))
+        .map(|i| capacity::capacity(settled, i, CAPACITY_BOUND, &options))
         .collect()
 }
 
 fn lint_findings(analysis: &Analysis) -> Vec<Finding> {
-    let options = Options::default();
-    let settled = analysis::settle(analysis.loaded.scenario(), &options);
-    lint::lint(&settled, &options)
+    lint::lint(&analysis.settled, &Options::default())
 }
 
 /// How many clones capacity tries at most.
@@ -100,7 +98,7 @@ const RISK_RUNS: usize = 50;
 
 fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> FailureReport {
     let options = Options::default();
-    let settled = analysis::settle(analysis.loaded.scenario(), &options);
+    let settled = &analysis.settled;
     let domain = match target {
         FailTarget::Zone(zone) => Domain::Zone(zone.clone()),
         FailTarget::Node(node) => Domain::Node(node.clone()),
@@ -109,7 +107,7 @@ fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> F
         FailMode::Removed => FailureMode::Removed,
         FailMode::Unreachable => FailureMode::Unreachable,
     };
-    failure::fail(&settled, &domain, mode, &options)
+    failure::fail(settled, &domain, mode, &options)
 }
 
 /// ` (zone: n, ...)`, or nothing when no pod is placed in any zone.
@@ -161,9 +159,9 @@ fn failure_view(report: &FailureReport) -> Html {
 
 fn rollout_reports(analysis: &Analysis) -> Vec<RolloutReport> {
     let options = Options::default();
-    let scenario = analysis.loaded.scenario();
+    let scenario = &analysis.settled.scenario;
     (0..scenario.workloads.len())
-        .filter_map(|i| rollout::rollout(&scenario, i, &Assumptions::default(), &options))
+        .filter_map(|i| rollout::rollout(scenario, i, &Assumptions::default(), &options))
         .collect()
 }
 
@@ -360,7 +358,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                 Callback::from(move |_| {
                     let started = now_ms();
                     let reports = tie_break::tie_break_risk(
-                        &analysis.0.loaded.scenario(),
+                        &analysis.0.settled.scenario,
                         RISK_RUNS,
                         &Options::default(),
                     );
