@@ -20,16 +20,9 @@ struct WebArgs {
     no_opt: bool,
 }
 
-/// The workspace root (xtask lives one level below it).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-}
-
 /// `cargo xtask web [--dev] [--no-opt] [--out DIR]` (default `dist/playground`).
 pub fn web(args: &[String]) -> Result<(), String> {
-    let root = workspace_root();
+    let root = spreadlab_conformance::upstream::workspace_root();
     let mut parsed = WebArgs {
         dev: false,
         out: root.join("dist/playground"),

@@ -35,9 +35,33 @@ pub struct CaseResult {
     pub outcome: Outcome,
 }
 
-/// The repository's `tests/` folder.
+/// The repository's `tests/` folder, in the checkout the command runs in
+/// ([`workspace_root`]).
 pub fn fixtures_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests")
+    workspace_root().join("tests")
+}
+
+/// The workspace the command runs in: the nearest directory at or above the current one whose
+/// `Cargo.toml` has a `[workspace]` table. Found at run time, not from the path the binary was
+/// compiled in: two checkouts may share one target directory, and `cargo xtask` (or a test
+/// binary) built from one must read and write the files of the checkout it runs in. Falls back
+/// to this crate's own workspace when run from outside any.
+pub fn workspace_root() -> PathBuf {
+    std::env::current_dir()
+        .ok()
+        .and_then(|dir| find_workspace(&dir))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+}
+
+/// The nearest directory at or above `start` holding a workspace `Cargo.toml`.
+pub fn find_workspace(start: &Path) -> Option<PathBuf> {
+    start.ancestors().find_map(|dir| {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+        manifest
+            .lines()
+            .any(|line| line.trim() == "[workspace]")
+            .then(|| dir.to_path_buf())
+    })
 }
 
 /// Every `*.yaml` file below `dir`, sorted.
@@ -555,5 +579,35 @@ fn compare_pre_score_state(
                 state.topology_normalizing_weight[index]
             ));
         }
+    }
+}
+
+#[cfg(test)]
+mod workspace_tests {
+    use super::find_workspace;
+
+    /// A member crate's directory finds the workspace above it, not its own `Cargo.toml`; a
+    /// directory outside any workspace finds none.
+    #[test]
+    fn the_nearest_workspace_manifest_wins() {
+        let root = std::env::temp_dir().join(format!("spreadlab-ws-{}", std::process::id()));
+        let member = root.join("crates/member/src");
+        std::fs::create_dir_all(&member).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"crates/*\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("crates/member/Cargo.toml"),
+            "[package]\nname = \"member\"\n",
+        )
+        .unwrap();
+        assert_eq!(find_workspace(&member), Some(root.clone()));
+        let outside = std::env::temp_dir().join(format!("spreadlab-none-{}", std::process::id()));
+        std::fs::create_dir_all(&outside).unwrap();
+        assert_ne!(find_workspace(&outside), Some(outside.clone()));
+        std::fs::remove_dir_all(&root).unwrap();
+        std::fs::remove_dir_all(&outside).unwrap();
     }
 }
