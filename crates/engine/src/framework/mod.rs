@@ -1,6 +1,7 @@
 //! The scheduling framework: verdicts, plugin names, the profile, pod and node infos, the
 //! snapshot and the extension-point runner. Mirrors kubernetes v1.35 `pkg/scheduler/framework/`.
 
+mod cache;
 pub mod fit_error;
 pub mod names;
 pub mod profile;

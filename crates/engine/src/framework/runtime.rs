@@ -9,6 +9,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefMut;
 
+use super::cache::{NODE_LOCAL_SCORES, NodeLocalCache, is_node_local};
 use super::names::PluginName;
 use super::profile::Profile;
 use super::status::{Code, Status};
@@ -43,127 +44,6 @@ pub struct CycleState {
     pub spread: Option<pod_topology_spread::PreFilterState>,
     /// InterPodAffinity's counts.
     pub inter_pod_affinity: Option<inter_pod_affinity::PreFilterState>,
-}
-
-/// Whether a plugin's Filter verdict and raw Score depend only on the pod and the node's own state
-/// (its labels, taints, allocatable and the pods on it), not on other nodes.
-pub fn is_node_local(plugin: PluginName) -> bool {
-    matches!(
-        plugin,
-        PluginName::NodeUnschedulable
-            | PluginName::NodeName
-            | PluginName::TaintToleration
-            | PluginName::NodeAffinity
-            | PluginName::NodePorts
-            | PluginName::NodeResourcesFit
-            | PluginName::NodeResourcesBalancedAllocation
-            | PluginName::ImageLocality
-    )
-}
-
-/// Everything about a pod that node-local plugins read: two pods with equal signatures get the
-/// same node-local verdicts and raw scores on the same node state.
-#[derive(Clone, Debug, PartialEq)]
-struct PodSignature {
-    namespace: String,
-    requests: crate::model::Resource,
-    non_zero: (i64, i64),
-    /// The container aggregate without pod-level resources (NodeResourcesFit's scorer reads it).
-    containers_non_zero: crate::model::Resource,
-    tolerations: Vec<crate::model::Toleration>,
-    node_selector: crate::model::Labels,
-    node_affinity: Option<crate::model::NodeAffinity>,
-    host_ports: Vec<(String, String, i32)>,
-    node_name: Option<String>,
-    images: Vec<Option<String>>,
-}
-
-impl PodSignature {
-    fn of(pod: &PodInfo) -> PodSignature {
-        let p = &pod.pod;
-        PodSignature {
-            namespace: p.namespace.clone(),
-            requests: pod.requests.clone(),
-            non_zero: (pod.non_zero_milli_cpu, pod.non_zero_memory),
-            containers_non_zero: super::types::pod_requests(p, true, true),
-            tolerations: p.tolerations.clone(),
-            node_selector: p.node_selector.clone(),
-            node_affinity: p.affinity.node_affinity.clone(),
-            host_ports: pod.host_ports.clone(),
-            node_name: p.node_name.clone(),
-            images: p
-                .init_containers
-                .iter()
-                .chain(&p.containers)
-                .map(|c| c.image.clone())
-                .collect(),
-        }
-    }
-}
-
-/// The node-local score plugins, in the order of [`NodeLocalEntry::scores`].
-const NODE_LOCAL_SCORES: [PluginName; 5] = [
-    PluginName::TaintToleration,
-    PluginName::NodeAffinity,
-    PluginName::NodeResourcesFit,
-    PluginName::NodeResourcesBalancedAllocation,
-    PluginName::ImageLocality,
-];
-
-/// One node's cached node-local results.
-#[derive(Clone, Debug, Default)]
-struct NodeLocalEntry {
-    /// The node generation the entry was computed at.
-    generation: u64,
-    /// The node-local Filter prefix: `Some(None)` passed, `Some(Some(status))` failed.
-    filter: Option<Option<Status>>,
-    /// Raw scores of [`NODE_LOCAL_SCORES`].
-    scores: [Option<i64>; 5],
-}
-
-/// Node-local plugin results (filter verdicts and raw scores) for the pod signature last
-/// scheduled, per node, valid while the node's generation is unchanged. Consecutive replicas of a
-/// workload share a signature and a bind changes one node, so almost every node-local result is
-/// reused: the same idea as upstream's OpportunisticBatching, but exact by construction (an entry
-/// is only reused when every input the plugin reads is unchanged).
-#[derive(Clone, Debug, Default)]
-pub struct NodeLocalCache {
-    key: Option<(Profile, PodSignature)>,
-    entries: Vec<NodeLocalEntry>,
-}
-
-impl NodeLocalCache {
-    /// Makes the cache serve `pod` under `profile`, clearing it when the signature changed.
-    fn prepare(&mut self, profile: &Profile, pod: &PodInfo, n_nodes: usize) {
-        let signature = PodSignature::of(pod);
-        let same = self
-            .key
-            .as_ref()
-            .is_some_and(|(p, s)| p == profile && *s == signature);
-        if !same || self.entries.len() != n_nodes {
-            self.key = Some((profile.clone(), signature));
-            self.entries.clear();
-            self.entries.resize(
-                n_nodes,
-                NodeLocalEntry {
-                    generation: u64::MAX,
-                    ..NodeLocalEntry::default()
-                },
-            );
-        }
-    }
-
-    fn entry(&mut self, snapshot: &Snapshot, node_index: usize) -> &mut NodeLocalEntry {
-        let generation = snapshot.node_generation[node_index];
-        let entry = &mut self.entries[node_index];
-        if entry.generation != generation {
-            *entry = NodeLocalEntry {
-                generation,
-                ..NodeLocalEntry::default()
-            };
-        }
-        entry
-    }
 }
 
 /// The outcome of the PreFilter extension point.

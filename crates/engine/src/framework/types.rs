@@ -371,8 +371,8 @@ pub struct Snapshot {
     topology_indexes: RefCell<BTreeMap<String, Rc<TopologyIndex>>>,
     /// Per node: bumped whenever a pod arrives on or leaves the node.
     pub node_generation: Vec<u64>,
-    /// Node-local plugin results for the pod signature last scheduled (see `runtime::NodeLocalCache`).
-    pub(crate) node_local_cache: RefCell<super::runtime::NodeLocalCache>,
+    /// Node-local plugin results for the pod signature last scheduled (see `cache::NodeLocalCache`).
+    pub(crate) node_local_cache: RefCell<super::cache::NodeLocalCache>,
     /// Pods left Pending with a nominated node (the scheduling queue's `PodNominator`), in the
     /// order they were nominated; later pods' Filter counts them (`RunFilterPluginsWithNominatedPods`).
     pub nominated: Vec<NominatedPod>,
@@ -460,7 +460,7 @@ impl Snapshot {
             match_counts: RefCell::new(BTreeMap::new()),
             topology_indexes: RefCell::new(BTreeMap::new()),
             node_generation: Vec::with_capacity(cluster.nodes.len()),
-            node_local_cache: RefCell::new(super::runtime::NodeLocalCache::default()),
+            node_local_cache: RefCell::new(super::cache::NodeLocalCache::default()),
             nominated: Vec::new(),
         };
         for node in &cluster.nodes {
@@ -669,7 +669,7 @@ impl Snapshot {
     /// Forgets the node-local plugin results kept for the last pod signature (they are exact, so
     /// this never changes a decision; tests use it to check exactly that).
     pub fn clear_node_local_cache(&self) {
-        *self.node_local_cache.borrow_mut() = super::runtime::NodeLocalCache::default();
+        *self.node_local_cache.borrow_mut() = super::cache::NodeLocalCache::default();
     }
 
     /// The values of a topology key on every node (cached).

@@ -1,0 +1,23 @@
+//! One scheduling cycle per pod, in sequence, with a full explanation of every decision.
+//! Mirrors kubernetes v1.35 `pkg/scheduler/schedule_one.go` (`schedulePod`, `findNodesThatFitPod`,
+//! `prioritizeNodes`, `selectHost`) and the PostFilter step of `schedulingCycle`.
+//!
+//! Where kube-scheduler is nondeterministic the engine is not: every node is evaluated (the real
+//! scheduler samples when there are 100 nodes or more; the report says so), and among nodes with the
+//! top score the first in node input order is chosen (the real one picks any; the report lists them).
+
+//!
+//! Files: `schedule_one.rs` (the cycle), `types.rs` (options and decisions), `explain.rs`
+//! (explanations), `tie.rs` (tie handling).
+
+mod explain;
+mod schedule_one;
+#[cfg(test)]
+mod tests;
+mod tie;
+mod types;
+
+pub use explain::{affinity_explanations, soft_spread_explanations, spread_explanations};
+pub use schedule_one::{queue_order, schedule_and_bind, schedule_one, simulate};
+pub use tie::TieBreak;
+pub use types::*;

@@ -1,0 +1,348 @@
+//! One scheduling cycle per pod, in sequence: `pkg/scheduler/schedule_one.go` (`schedulePod`,
+//! `findNodesThatFitPod`, `prioritizeNodes`, `selectHost`) and the PostFilter step of
+//! `schedulingCycle`; binding updates the snapshot before the next pod.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::explain::*;
+use super::*;
+use crate::framework::{
+    Code, Diagnosis, PluginName, PodInfo, Snapshot, Status, fit_error_message,
+    run_filter_with_nominated_pods, run_pre_filter, run_score,
+};
+use crate::model::{Cluster, Pod};
+use crate::plugins::default_preemption::{self, PreemptionOutcome};
+use crate::plugins::pod_topology_spread;
+
+/// The scheduling queue order (`PrioritySort`): higher priority first, then arrival order.
+pub fn queue_order(pods: &[Pod]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..pods.len()).collect();
+    order.sort_by(|a, b| pods[*b].priority.cmp(&pods[*a].priority).then(a.cmp(b)));
+    order
+}
+
+/// Schedules `pods` one after another on `cluster`, in queue order, binding each placed pod before
+/// the next one is considered.
+pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulation {
+    let (mut snapshot, _warnings) = Snapshot::new(cluster);
+    let mut decisions = Vec::with_capacity(pods.len());
+    for index in queue_order(pods) {
+        decisions.push(schedule_and_bind(&mut snapshot, &pods[index], options));
+    }
+    Simulation {
+        decisions,
+        snapshot,
+    }
+}
+
+/// Schedules one pod and binds it when placed (evicting preemption victims first).
+pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) -> PodDecision {
+    let info = PodInfo::new(pod.clone());
+    let mut decision = schedule_one(snapshot, &info, options);
+    if let Some(preemption) = decision.preemption.take() {
+        // The victims are deleted; the pod is retried and tries its nominated node first.
+        let victims: Vec<usize> = preemption_victim_ids(snapshot, &preemption);
+        for id in victims {
+            snapshot.remove(id);
+        }
+        let nominated = snapshot.node_index[&preemption.nominated_node];
+        // prepareCandidateAsync: lower-priority pods nominated to the node lose their
+        // nomination, unless there is no victim to delete (it returns before that step).
+        if !preemption.victims.is_empty() {
+            snapshot
+                .nominated
+                .retain(|n| n.node != nominated || n.info.pod.priority >= info.pod.priority);
+        }
+        let (state, pre_filter) = run_pre_filter(&options.profile, snapshot, &info);
+        let fits = pre_filter.status.is_success()
+            && run_filter_with_nominated_pods(&options.profile, &state, snapshot, &info, nominated)
+                .is_success();
+        if fits {
+            // The retry evaluates only the nominated node and binds it without scoring, so no
+            // node is "top-scored"; the message stays the FitError of the preempting cycle, which
+            // is what the pod's FailedScheduling event shows (both checked with the oracle).
+            snapshot.bind(info, nominated);
+            decision.node = Some(preemption.nominated_node.clone());
+        } else {
+            // The pod stays Pending, nominated: later pods of no higher priority must leave room
+            // for it on that node (`RunFilterPluginsWithNominatedPods`).
+            snapshot.nominate(info, nominated);
+        }
+        decision.preemption = Some(preemption);
+        return decision;
+    }
+    if let Some(node) = &decision.node {
+        let node_index = snapshot.node_index[node];
+        snapshot.bind(info, node_index);
+    }
+    decision
+}
+
+fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> Vec<usize> {
+    snapshot
+        .pods
+        .iter()
+        .enumerate()
+        .filter_map(|(id, p)| {
+            p.as_ref()
+                .filter(|p| preemption.victims.contains(&p.pod.key()))
+                .map(|_| id)
+        })
+        .collect()
+}
+
+/// How many tied node names a decision keeps with [`Detail::None`] (the count is always exact).
+pub const TIED_NODES_KEPT_WITHOUT_DETAIL: usize = 32;
+
+/// One scheduling cycle (no binding). PostFilter dry runs leave the snapshot unchanged.
+pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -> PodDecision {
+    let profile = &options.profile;
+    let n_nodes = snapshot.num_nodes();
+    let mut decision = PodDecision {
+        namespace: pod.pod.namespace.clone(),
+        name: pod.pod.name.clone(),
+        node: None,
+        tied_nodes: Vec::new(),
+        tied_count: 0,
+        message: None,
+        feasible_nodes: 0,
+        real_scheduler_samples: (n_nodes >= 100)
+            .then(|| profile.num_feasible_nodes_to_find(n_nodes)),
+        preemption: None,
+        explanation: None,
+    };
+    if pod.pod.scheduling_gated {
+        decision.message = Some(String::from(SCHEDULING_GATED_MSG));
+        return decision;
+    }
+    if n_nodes == 0 {
+        decision.message = Some(String::from(NO_NODES_AVAILABLE_MSG));
+        return decision;
+    }
+    let (state, pre_filter) = run_pre_filter(profile, snapshot, pod);
+    // Per node: `None` when the node passed every filter, else the failing status.
+    let mut statuses: Vec<Option<Status>> = alloc::vec![None; n_nodes];
+    let mut feasible: Vec<usize> = Vec::new();
+    let mut diagnosis = Diagnosis::default();
+    let pre_filter_rejected =
+        pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error;
+    if pre_filter_rejected {
+        let status = pre_filter.status.clone();
+        diagnosis.pre_filter_msg = Some(status.message());
+        statuses.iter_mut().for_each(|s| *s = Some(status.clone()));
+        diagnosis.absent_nodes_status = Some(status);
+    } else {
+        let absent = pre_filter.node_names.as_ref().map(|_| {
+            let mut plugins = pre_filter.narrowing_plugins.clone();
+            plugins.sort();
+            plugins.dedup();
+            Status::new(
+                Code::UnschedulableAndUnresolvable,
+                alloc::format!(
+                    "node(s) didn't satisfy plugin(s) [{}]",
+                    crate::framework::runtime::join_names(&plugins)
+                ),
+            )
+        });
+        // Nodes with nominated pods to count are checked after the others, without the cache.
+        let mut with_nominated: Vec<usize> = snapshot.nominated.iter().map(|n| n.node).collect();
+        with_nominated.sort_unstable();
+        with_nominated.dedup();
+        with_nominated.retain(|node| !snapshot.nominated_for(pod, *node).is_empty());
+        let mut cache = crate::framework::runtime::prepare_node_local_cache(profile, snapshot, pod);
+        for (node_index, node_status) in statuses.iter_mut().enumerate() {
+            let in_result = pre_filter
+                .node_names
+                .as_ref()
+                .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
+            if !in_result {
+                *node_status = absent.clone();
+                continue;
+            }
+            if with_nominated.binary_search(&node_index).is_ok() {
+                continue;
+            }
+            let status = crate::framework::runtime::run_filter_cached(
+                profile, &state, snapshot, pod, node_index, &mut cache,
+            );
+            if status.is_success() {
+                feasible.push(node_index);
+            } else {
+                *node_status = Some(status);
+            }
+        }
+        drop(cache);
+        for node_index in with_nominated {
+            let in_result = pre_filter
+                .node_names
+                .as_ref()
+                .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
+            if !in_result {
+                continue;
+            }
+            let status = run_filter_with_nominated_pods(profile, &state, snapshot, pod, node_index);
+            if status.is_success() {
+                feasible.push(node_index);
+            } else {
+                statuses[node_index] = Some(status);
+            }
+        }
+        feasible.sort_unstable();
+        if feasible.is_empty() {
+            // Nodes with an explicit Filter status; narrowed-out ones count through the absent status.
+            diagnosis.node_statuses = statuses
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    pre_filter
+                        .node_names
+                        .as_ref()
+                        .is_none_or(|names| names.contains(&snapshot.nodes[*i].node.name))
+                })
+                .filter_map(|(i, s)| {
+                    s.as_ref()
+                        .map(|s| (snapshot.nodes[i].node.name.clone(), s.clone()))
+                })
+                .collect();
+        }
+        diagnosis.absent_nodes_status = absent;
+    }
+    decision.feasible_nodes = feasible.len();
+
+    if feasible.is_empty() {
+        diagnosis.post_filter_msg = if !profile.post_filter {
+            None
+        } else if pre_filter_rejected {
+            // A PreFilter rejection stops the PreFilter loop before DynamicResources writes its
+            // state; its PostFilter then fails reading it, and that error (`not found`) ends the
+            // PostFilter loop before DefaultPreemption runs (verified with the oracle).
+            Some(String::from(DYNAMIC_RESOURCES_STATE_NOT_FOUND))
+        } else {
+            match default_preemption::post_filter(profile, snapshot, &state, pod, &statuses) {
+                PreemptionOutcome::Nominated(nominated) => {
+                    let equal: Vec<usize> = nominated
+                        .tied
+                        .iter()
+                        .map(|&c| nominated.candidates[c].node)
+                        .collect();
+                    let eligible: Vec<usize> = if nominated.sampled {
+                        nominated.candidates.iter().map(|c| c.node).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let node = options
+                        .tie_break
+                        .pick(snapshot, &pod.pod, &equal, &eligible);
+                    let tied_candidates = equal
+                        .iter()
+                        .map(|&n| snapshot.nodes[n].node.name.clone())
+                        .collect();
+                    let n_candidates = nominated.candidates.len();
+                    let candidate = nominated
+                        .candidates
+                        .into_iter()
+                        .find(|c| c.node == node)
+                        .expect("the pick is a candidate");
+                    decision.preemption = Some(PreemptionReport {
+                        tied_candidates,
+                        candidates: n_candidates,
+                        candidates_sampled: nominated.sampled,
+                        nominated_node: snapshot.nodes[candidate.node].node.name.clone(),
+                        // Victims already terminating are not deleted again (upstream's
+                        // prepareCandidate skips them); they keep their resources until they go.
+                        victims: candidate
+                            .victims
+                            .iter()
+                            .filter(|v| !snapshot.pod(**v).pod.terminating)
+                            .map(|v| snapshot.pod(*v).pod.key())
+                            .collect(),
+                        pdb_violations: candidate.num_pdb_violations,
+                        first_attempt_message: fit_error_message(n_nodes, &diagnosis),
+                    });
+                    None
+                }
+                PreemptionOutcome::Failed(message) => {
+                    Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}"))
+                }
+            }
+        };
+        decision.message = Some(fit_error_message(n_nodes, &diagnosis));
+        if options.detail != Detail::None {
+            decision.explanation = Some(explanation(
+                snapshot,
+                pod,
+                &pre_filter,
+                &state,
+                &statuses,
+                None,
+            ));
+        }
+        return decision;
+    }
+
+    let mut scores = None;
+    let tied: Vec<usize> = if feasible.len() == 1 {
+        feasible.clone()
+    } else {
+        let outcome = run_score(profile, snapshot, pod, &feasible);
+        if let Some(error) = outcome.plugins.iter().find_map(|p| p.error.clone()) {
+            // A PreScore error fails the cycle (SchedulerError); the pod stays Pending.
+            decision.message = Some(error);
+            return decision;
+        }
+        let best = outcome.totals.iter().copied().max().unwrap_or(0);
+        let tied = feasible
+            .iter()
+            .zip(&outcome.totals)
+            .filter(|(_, t)| **t == best)
+            .map(|(n, _)| *n)
+            .collect();
+        scores = Some(outcome);
+        tied
+    };
+    decision.tied_count = tied.len();
+    let chosen = options.tie_break.pick(snapshot, &pod.pod, &tied, &[]);
+    decision.node = Some(snapshot.nodes[chosen].node.name.clone());
+    let kept = if options.detail == Detail::None {
+        TIED_NODES_KEPT_WITHOUT_DETAIL
+    } else {
+        usize::MAX
+    };
+    decision.tied_nodes = tied
+        .iter()
+        .take(kept)
+        .map(|i| snapshot.nodes[*i].node.name.clone())
+        .collect();
+    if options.detail == Detail::All {
+        let mut explained = explanation(
+            snapshot,
+            pod,
+            &pre_filter,
+            &state,
+            &statuses,
+            scores.as_ref(),
+        );
+        if let Some(scores) = &scores
+            && options
+                .profile
+                .scores
+                .iter()
+                .any(|(p, _)| *p == PluginName::PodTopologySpread)
+        {
+            explained.soft_spread = soft_spread_explanations(
+                pod_topology_spread::pre_score(
+                    &options.profile.spread,
+                    pod,
+                    snapshot,
+                    &scores.nodes,
+                )
+                .as_ref(),
+                snapshot,
+                &scores.nodes,
+            );
+        }
+        decision.explanation = Some(explained);
+    }
+    decision
+}

@@ -1,0 +1,225 @@
+//! The scheduler's options and decision types: what one scheduling cycle reports per pod and
+//! per node (`pkg/scheduler/framework/types.go` `Diagnosis`, `NodeToStatus`, scores), plus the
+//! messages `schedule_one.go` uses.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::TieBreak;
+use crate::framework::{PluginName, Profile, Snapshot, Status};
+
+/// The message of a pod whose `schedulingGates` keep it out of the queue (condition reason SchedulingGated).
+pub const SCHEDULING_GATED_MSG: &str = "Scheduling is blocked due to non-empty scheduling gates";
+/// `ErrNoNodesAvailable`.
+pub const NO_NODES_AVAILABLE_MSG: &str = "no nodes available to schedule pods";
+/// The DynamicResources PostFilter error after a PreFilter rejection (its cycle state was never written).
+pub const DYNAMIC_RESOURCES_STATE_NOT_FOUND: &str = "not found";
+/// The DynamicResources PostFilter reason for pods without resource claims.
+pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
+
+/// How much detail to keep per pod.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// Per-node verdicts and scores for every pod (memory grows with pods × nodes).
+    All,
+    /// Per-node detail only for pods left Pending; placed pods keep the summary.
+    PendingOnly,
+    /// Summaries only.
+    None,
+}
+
+/// Simulation options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The profile.
+    pub profile: Profile,
+    /// The detail kept.
+    pub detail: Detail,
+    /// How ties are broken.
+    pub tie_break: TieBreak,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            profile: Profile::default_v1_35(),
+            detail: Detail::PendingOnly,
+            tie_break: TieBreak::FirstInNodeOrder,
+        }
+    }
+}
+
+/// One plugin's score on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PluginScore {
+    /// The plugin.
+    pub plugin: PluginName,
+    /// Score before NormalizeScore.
+    pub raw: i64,
+    /// Score after NormalizeScore (0..100).
+    pub normalized: i64,
+    /// `normalized × weight`.
+    pub weighted: i64,
+}
+
+/// What happened to the pod on one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeVerdict {
+    /// Node name.
+    pub node: String,
+    /// The filter verdict: Success, or the first failing plugin's status. Nodes removed by a PreFilter
+    /// narrowing or rejection carry that status.
+    pub filter: Status,
+    /// Scores when the node was feasible and scoring ran (empty otherwise).
+    pub scores: Vec<PluginScore>,
+    /// The weighted total when scored.
+    pub total: Option<i64>,
+}
+
+/// The spread arithmetic of one hard constraint for the pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpreadExplanation {
+    /// Topology key.
+    pub topology_key: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// minDomains (1 when unset).
+    pub min_domains: i32,
+    /// The selector after the matchLabelKeys merge, in apimachinery's string form.
+    pub selector: String,
+    /// Matching pods per eligible domain.
+    pub domains: BTreeMap<String, i64>,
+    /// The global minimum used in the skew formula.
+    pub global_minimum: i64,
+    /// The most matching pods a domain may hold with this pod placed in it: `global_minimum +
+    /// max_skew`. The filter rejects a domain when `matchNum + selfMatchNum - minMatchNum >
+    /// maxSkew` (upstream pkg/scheduler/framework/plugins/podtopologyspread/filtering.go), i.e.
+    /// when `count + self_match` exceeds this limit.
+    pub limit: i64,
+    /// Whether minDomains forced the global minimum to 0.
+    pub min_domains_forced_zero: bool,
+    /// Whether the pod matches its own selector (+1 on the candidate domain).
+    pub self_match: bool,
+}
+
+/// One soft (`ScheduleAnyway`) spread constraint as PodTopologySpread's PreScore saw it: it only
+/// scores (fewer matching pods in a node's domain, higher score), never rejects (upstream
+/// pkg/scheduler/framework/plugins/podtopologyspread/scoring.go).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SoftSpreadExplanation {
+    /// Topology key.
+    pub topology_key: String,
+    /// maxSkew.
+    pub max_skew: i32,
+    /// The selector after the matchLabelKeys merge, in apimachinery's string form.
+    pub selector: String,
+    /// Matching pods per domain among the feasible nodes' domains (per feasible node for the
+    /// hostname key), as counted for scoring.
+    pub domains: BTreeMap<String, i64>,
+}
+
+/// The preemption attempt made for the pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreemptionReport {
+    /// The nominated node.
+    pub nominated_node: String,
+    /// Victims (`namespace/name`), most important first.
+    pub victims: Vec<String>,
+    /// Victims whose eviction violates a PodDisruptionBudget.
+    pub pdb_violations: usize,
+    /// The FitError message of the attempt that triggered preemption.
+    pub first_attempt_message: String,
+    /// Every node whose candidate ranks as high as the nominated one, in node order (the real
+    /// scheduler picks any of them).
+    pub tied_candidates: Vec<String>,
+    /// How many nodes preemption would make room on.
+    pub candidates: usize,
+    /// Whether the real scheduler would have examined only a random subset of the candidate
+    /// nodes (it stops at `max(10% of the nodes, 100)` candidates), so it may nominate a node
+    /// ranked lower than this one.
+    pub candidates_sampled: bool,
+}
+
+/// The full explanation of one scheduling decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// Each PreFilter plugin's status, in order.
+    pub pre_filter: Vec<(PluginName, Status)>,
+    /// One verdict per node, in node order.
+    pub nodes: Vec<NodeVerdict>,
+    /// Hard spread constraints.
+    pub spread: Vec<SpreadExplanation>,
+    /// Soft (`ScheduleAnyway`) spread constraints as PodTopologySpread's PreScore counted them
+    /// (empty when scoring did not run or the pod has none).
+    pub soft_spread: Vec<SoftSpreadExplanation>,
+    /// Required pod (anti-)affinity: which existing pods matched which term.
+    pub affinity: Vec<AffinityExplanation>,
+}
+
+/// Which term of a required pod (anti-)affinity rule is explained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AffinityRule {
+    /// A required affinity term of the incoming pod (an existing pod must match all of them).
+    Affinity,
+    /// A required anti-affinity term of the incoming pod.
+    AntiAffinity,
+    /// A required anti-affinity term of an existing pod that the incoming pod matches.
+    ExistingAntiAffinity,
+}
+
+/// The pods that matched one required term, and where they run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AffinityExplanation {
+    /// Which rule.
+    pub rule: AffinityRule,
+    /// For [`AffinityRule::ExistingAntiAffinity`]: the pod that owns the term (`namespace/name`).
+    pub owner: Option<String>,
+    /// The term's topology key.
+    pub topology_key: String,
+    /// The term's label selector, in apimachinery's string form.
+    pub selector: String,
+    /// Matching pods (`namespace/name`, node, topology value), at most [`AFFINITY_MATCHES_LISTED`].
+    pub matches: Vec<(String, String, Option<String>)>,
+    /// How many pods matched in all.
+    pub match_count: usize,
+}
+
+/// How many matching pods an [`AffinityExplanation`] lists.
+pub const AFFINITY_MATCHES_LISTED: usize = 20;
+
+/// The decision for one pod.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodDecision {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// The node chosen, or `None` when Pending.
+    pub node: Option<String>,
+    /// The nodes with the top score, in node order (the real scheduler may pick any of them); with
+    /// [`Detail::None`] only the first [`TIED_NODES_KEPT_WITHOUT_DETAIL`].
+    pub tied_nodes: Vec<String>,
+    /// How many nodes share the top score.
+    pub tied_count: usize,
+    /// The FitError message of the pod's first scheduling cycle when it did not place the pod:
+    /// the pod is Pending, or it was placed after preempting (the FailedScheduling event's text).
+    pub message: Option<String>,
+    /// Feasible nodes found.
+    pub feasible_nodes: usize,
+    /// When the cluster has 100+ nodes: how many feasible nodes the real scheduler would have stopped at.
+    pub real_scheduler_samples: Option<usize>,
+    /// Preemption that placed the pod, if any.
+    pub preemption: Option<PreemptionReport>,
+    /// Per-node detail, when kept.
+    pub explanation: Option<Explanation>,
+}
+
+/// The result of a simulation.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    /// Decisions in scheduling order.
+    pub decisions: Vec<PodDecision>,
+    /// The cluster state after the simulation.
+    pub snapshot: Snapshot,
+}
