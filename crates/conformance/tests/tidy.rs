@@ -69,3 +69,186 @@ fn every_plugin_folder_is_registered() {
         }
     }
 }
+
+/// The faces: the command line, the admission policy and the playground.
+const FACES: [&str; 3] = [
+    "crates/cli/src",
+    "crates/policy/src",
+    "crates/playground/src",
+];
+
+/// The Rust files below `dir` (relative to the repository), with their text.
+fn sources(dir: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&repo().join(dir), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let name = f
+                .strip_prefix(repo())
+                .unwrap_or(&f)
+                .display()
+                .to_string()
+                .replace("crates/../", "");
+            (name, text)
+        })
+        .collect()
+}
+
+/// The text of `source` before its trailing `#[cfg(test)]` module (unit tests do not count).
+fn non_test(source: &str) -> &str {
+    source
+        .rfind("\n#[cfg(test)]\nmod ")
+        .map_or(source, |at| &source[..at])
+}
+
+/// Faces adapt the engine's answers; they never run scheduler plugins or the framework's
+/// extension-point runner themselves (ARCHITECTURE.md: "thin adapters").
+#[test]
+fn faces_never_call_plugins_or_the_framework_runner() {
+    let forbidden = [
+        "spreadlab_engine::plugins",
+        "run_pre_filter",
+        "run_filter",
+        "run_score",
+        "framework::runtime",
+    ];
+    let mut found = Vec::new();
+    for face in FACES {
+        for (file, text) in sources(face) {
+            for word in forbidden {
+                if non_test(&text).contains(word) {
+                    found.push(format!("{file}: {word}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "faces must ask spreadlab_engine::scheduler or ::analysis, not plugins or the runner \
+         (move the logic into the engine and call it from there): {found:?}"
+    );
+}
+
+/// Kubernetes API types (k8s-openapi) are converted in `spreadlab-k8s` only: the engine never
+/// sees them and the faces hand text or JSON to the loader (ARCHITECTURE.md: "the one door").
+#[test]
+fn only_the_k8s_crate_converts_kubernetes_api_types() {
+    let mut found = Vec::new();
+    for dir in ["crates/engine/src"].into_iter().chain(FACES) {
+        for (file, text) in sources(dir) {
+            if text.contains("k8s_openapi") {
+                found.push(file);
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "only crates/k8s may use k8s_openapi types (add a conversion there and pass the engine \
+         model): {found:?}"
+    );
+}
+
+/// The playground's components render and dispatch: every number they show comes from the
+/// engine through the view-model (`model.rs`, `whatif.rs`), so no component calls an engine
+/// function that schedules or analyses.
+#[test]
+fn ui_components_compute_no_scheduling_logic() {
+    let computing = [
+        "simulate(",
+        "settle(",
+        "schedule_one(",
+        "schedule_and_bind(",
+        "fail(",
+        "fail_each(",
+        "capacity::capacity(",
+        "lint::lint(",
+        "rollout::rollout(",
+        "tie_break_risk(",
+        "stalemates(",
+        "spreadlab_k8s::load",
+    ];
+    let mut found = Vec::new();
+    for (file, text) in sources("crates/playground/src/components") {
+        for call in computing {
+            if non_test(&text).contains(call) {
+                found.push(format!("{file}: {call}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "components must take results from the view-model (crates/playground/src/model.rs, \
+         whatif.rs), not call the engine: {found:?}"
+    );
+}
+
+/// Files above the line limit today, with their non-test line counts: each may only shrink,
+/// and leaves the list once under the limit. Split a file by what it holds (one room each).
+const OVER_LIMIT: &[(&str, usize)] = &[
+    ("crates/cli/src/analyses.rs", 1176),
+    ("crates/cli/src/serve.rs", 746),
+    ("crates/conformance/src/differential.rs", 713),
+    ("crates/conformance/src/generate.rs", 1175),
+    ("crates/conformance/src/scenarios.rs", 657),
+    ("crates/engine/src/analysis/failure.rs", 761),
+    ("crates/engine/src/analysis/lint.rs", 863),
+    ("crates/engine/src/analysis/rollout.rs", 1322),
+    ("crates/engine/src/framework/types.rs", 696),
+    ("crates/k8s/src/load.rs", 1167),
+    ("crates/policy/src/decide.rs", 650),
+    ("xtask/src/main.rs", 609),
+];
+
+/// No non-test source file over 600 lines (unit tests at the end of a file do not count; a
+/// file's `tests/` and benches do not either).
+#[test]
+fn no_source_file_over_600_lines() {
+    const LIMIT: usize = 600;
+    let mut problems = Vec::new();
+    let mut seen = Vec::new();
+    let mut dirs: Vec<String> = std::fs::read_dir(repo().join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| format!("crates/{}/src", e.file_name().to_string_lossy()))
+        .collect();
+    dirs.push("xtask/src".into());
+    dirs.sort();
+    for dir in dirs {
+        if !repo().join(&dir).is_dir() {
+            continue;
+        }
+        for (file, text) in sources(&dir) {
+            if file.ends_with("/tests.rs") || file.contains("/testing") {
+                continue;
+            }
+            let lines = non_test(&text).lines().count();
+            match OVER_LIMIT.iter().find(|(f, _)| *f == file) {
+                Some((_, recorded)) => {
+                    seen.push(file.clone());
+                    if lines > *recorded {
+                        problems.push(format!(
+                            "{file}: {lines} lines, grew past its recorded {recorded}: split it"
+                        ));
+                    } else if lines <= LIMIT {
+                        problems.push(format!(
+                            "{file}: {lines} lines, now within {LIMIT}: remove it from OVER_LIMIT"
+                        ));
+                    }
+                }
+                None if lines > LIMIT => problems.push(format!(
+                    "{file}: {lines} non-test lines (limit {LIMIT}): split it by what it holds"
+                )),
+                None => {}
+            }
+        }
+    }
+    for (file, _) in OVER_LIMIT {
+        if !seen.iter().any(|s| s == file) {
+            problems.push(format!("{file}: listed in OVER_LIMIT but gone: remove it"));
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}

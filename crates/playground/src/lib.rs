@@ -14,6 +14,7 @@ pub mod lessons;
 pub mod model;
 pub mod share;
 pub mod state;
+pub mod whatif;
 
 /// Mounts the app on `<div id="app">` when the wasm module starts (pages without one, such as
 /// the wasm-bindgen-test harness, mount it themselves).

@@ -5,17 +5,16 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use spreadlab_engine::analysis::capacity::CapacityReport;
-use spreadlab_engine::analysis::failure::{self, Domain, FailureMode, FailureReport};
+use spreadlab_engine::analysis::failure::FailureReport;
 use spreadlab_engine::analysis::lint::Finding;
-use spreadlab_engine::analysis::rollout::{self, Assumptions, RolloutReport};
-use spreadlab_engine::analysis::{capacity, lint, tie_break};
-use spreadlab_engine::scheduler::Options;
+use spreadlab_engine::analysis::rollout::RolloutReport;
+use spreadlab_engine::analysis::tie_break;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::app::{Dispatch, Shared, now_ms};
-use crate::model::Analysis;
 use crate::state::{Action, FailMode, FailTarget, WhatIfView};
+use crate::whatif;
 
 /// Props of [`WhatIfPanel`].
 #[derive(Properties, PartialEq)]
@@ -79,37 +78,6 @@ fn cached<K: PartialEq, T>(
     (value, ms)
 }
 
-fn capacity_reports(analysis: &Analysis) -> Vec<CapacityReport> {
-    let options = Options::default();
-    let settled = &analysis.settled;
-    (0..settled.workloads().len())
-        .map(|i| capacity::capacity(settled, i, CAPACITY_BOUND, &options))
-        .collect()
-}
-
-fn lint_findings(analysis: &Analysis) -> Vec<Finding> {
-    lint::lint(&analysis.settled, &Options::default())
-}
-
-/// How many clones capacity tries at most.
-const CAPACITY_BOUND: usize = 200;
-/// Seeded tie-break runs.
-const RISK_RUNS: usize = 50;
-
-fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> FailureReport {
-    let options = Options::default();
-    let settled = &analysis.settled;
-    let domain = match target {
-        FailTarget::Zone(zone) => Domain::Zone(zone.clone()),
-        FailTarget::Node(node) => Domain::Node(node.clone()),
-    };
-    let mode = match mode {
-        FailMode::Removed => FailureMode::Removed,
-        FailMode::Unreachable => FailureMode::Unreachable,
-    };
-    failure::fail(settled, &domain, mode, &options)
-}
-
 /// ` (zone: n, ...)`, or nothing when no pod is placed in any zone.
 fn zones_text(zones: &std::collections::BTreeMap<String, usize>) -> String {
     if zones.is_empty() {
@@ -155,14 +123,6 @@ fn failure_view(report: &FailureReport) -> Html {
             }
         </div>
     }
-}
-
-fn rollout_reports(analysis: &Analysis) -> Vec<RolloutReport> {
-    let options = Options::default();
-    let scenario = &analysis.settled.scenario;
-    (0..scenario.workloads.len())
-        .filter_map(|i| rollout::rollout(scenario, i, &Assumptions::default(), &options))
-        .collect()
 }
 
 fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Html {
@@ -278,7 +238,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                         &mut props.cache.0.borrow_mut().failure,
                         &text,
                         (target.clone(), props.mode),
-                        || failure_report(a, target, props.mode),
+                        || whatif::failure_report(a, target, props.mode),
                     );
                     (Some(report), ms)
                 }
@@ -311,7 +271,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
         }
         WhatIfView::Rollout => {
             let (rollouts, ms) = cached(&mut props.cache.0.borrow_mut().rollout, &text, (), || {
-                rollout_reports(a)
+                whatif::rollout_reports(a)
             });
             timed(
                 ms,
@@ -327,7 +287,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
         WhatIfView::Capacity => {
             let (capacities, ms) =
                 cached(&mut props.cache.0.borrow_mut().capacity, &text, (), || {
-                    capacity_reports(a)
+                    whatif::capacity_reports(a)
                 });
             timed(
                 ms,
@@ -337,7 +297,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                         <ul id="capacity">
                         { for capacities.iter().map(|c| html! {
                             <li>{ format!("{}: {} more replica(s) fit{}{}", c.workload, c.additional,
-                                if c.bounded { format!(" (stopped at {CAPACITY_BOUND})") } else { String::new() },
+                                if c.bounded { format!(" (stopped at {})", whatif::CAPACITY_BOUND) } else { String::new() },
                                 c.limit.map(|l| format!("; then limited by {}", l.as_str())).unwrap_or_default()) }
                                 if let Some(m) = &c.message { <pre class="message">{ m.clone() }</pre> }
                             </li>
@@ -357,11 +317,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                 let analysis = analysis.clone();
                 Callback::from(move |_| {
                     let started = now_ms();
-                    let reports = tie_break::tie_break_risk(
-                        &analysis.0.settled.scenario,
-                        RISK_RUNS,
-                        &Options::default(),
-                    );
+                    let reports = whatif::risk_reports(&analysis.0);
                     risk.set(Some((
                         analysis.clone(),
                         Rc::new(reports),
@@ -374,7 +330,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                 html! {
                     <section aria-labelledby="h-risk">
                         <h2 id="h-risk">{ "Tie-break risk" }</h2>
-                        <button id="run-risk" onclick={run_risk}>{ format!("Run {RISK_RUNS} seeded tie-breaks") }</button>
+                        <button id="run-risk" onclick={run_risk}>{ format!("Run {} seeded tie-breaks", whatif::RISK_RUNS) }</button>
                         if let Some((reports, _)) = current {
                             <ul id="risk">
                             { for reports.iter().map(|r| html! {
@@ -392,7 +348,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
         }
         WhatIfView::Lint => {
             let (findings, ms) = cached(&mut props.cache.0.borrow_mut().lint, &text, (), || {
-                lint_findings(a)
+                whatif::lint_findings(a)
             });
             timed(
                 ms,
@@ -404,7 +360,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                         { for findings.iter().map(|f| html! {
                             <li class={f.severity.as_str()}>
                                 <strong>{ format!("{} ({})", f.rule, f.severity.as_str()) }</strong>{ format!(" {}: {}", f.workload, f.message) }
-                                if let Some(rule) = lint::rule(f.rule) { <p class="muted">{ format!("Fix: {}", rule.fix) }</p> }
+                                if let Some(rule) = spreadlab_engine::analysis::lint::rule(f.rule) { <p class="muted">{ format!("Fix: {}", rule.fix) }</p> }
                             </li>
                         }) }
                         </ul>
