@@ -252,3 +252,19 @@ fn no_source_file_over_600_lines() {
     }
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+/// `spreadlab serve` links the policy's decision core, not the Kubewarden SDK (the waPC adapter
+/// is the policy's default feature `kubewarden`).
+#[test]
+fn serve_links_the_policy_core_without_the_kubewarden_sdk() {
+    let cli = std::fs::read_to_string(repo().join("crates/cli/Cargo.toml")).unwrap();
+    let policy = cli
+        .lines()
+        .find(|l| l.starts_with("spreadlab-policy"))
+        .expect("crates/cli depends on spreadlab-policy");
+    assert!(
+        policy.contains("default-features = false"),
+        "crates/cli must depend on spreadlab-policy with default-features = false: {policy}"
+    );
+    assert!(!cli.contains("kubewarden-policy-sdk"));
+}

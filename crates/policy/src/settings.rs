@@ -356,6 +356,7 @@ impl Settings {
     }
 }
 
+#[cfg(feature = "kubewarden")]
 impl kubewarden_policy_sdk::settings::Validatable for Settings {
     fn validate(&self) -> Result<(), String> {
         Settings::validate(self)
