@@ -6,7 +6,6 @@
 //! every failure; `capacity`: every HPA maxReplicas reachable), 1 otherwise, 2 usage error, 3
 //! input error.
 
-mod analyses;
 mod commands;
 mod input;
 mod output;

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 use spreadlab_engine::analysis::failure::{self, DomainKind};
 use spreadlab_engine::analysis::rollout::{self, Assumptions};
-use spreadlab_engine::analysis::{self, lint};
+use spreadlab_engine::analysis::{self, lint, percent};
 use spreadlab_engine::model::{Cluster, Pod, Scenario, WhenUnsatisfiable};
 use spreadlab_engine::scheduler::{Detail, Options};
 use spreadlab_k8s::{LoadOptions, Loaded, Workload, WorkloadKind};
@@ -462,10 +462,6 @@ fn options() -> Options {
         detail: Detail::None,
         ..Options::default()
     }
-}
-
-fn percent(part: usize, whole: usize) -> usize {
-    (part * 100).checked_div(whole).unwrap_or(100)
 }
 
 /// Checks against the cluster. `template_changed`: an UPDATE that changes the pod template of

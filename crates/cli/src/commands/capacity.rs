@@ -6,9 +6,14 @@ use std::process::ExitCode;
 use spreadlab_engine::analysis::{capacity, settle};
 use spreadlab_engine::scheduler::Options;
 
-use crate::analyses;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use spreadlab_engine::analysis::capacity::{CapacityReport, Limit};
+
 use crate::input::{load_files, named};
 use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit};
+use crate::table::list as zones;
 
 /// Runs `capacity`.
 pub fn run(files: &[String], only: Option<&str>, max: usize, output: Format) -> ExitCode {
@@ -24,15 +29,75 @@ pub fn run(files: &[String], only: Option<&str>, max: usize, output: Format) -> 
             continue;
         }
         let report = capacity::capacity(&settled, index, max, &options);
-        views.push(analyses::capacity_view(&report));
+        views.push(report);
     }
     if views.is_empty() {
         eprintln!("error: no workload to measure");
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
-    if !emit(output, &views, || analyses::render_capacity(&views)) {
+    if !emit(output, &views, || render(&views)) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
-    let short = views.iter().any(|v| v.reaches_hpa_max == Some(false));
+    let short = views.iter().any(|v| v.reaches_hpa_max() == Some(false));
     ExitCode::from(if short { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+/// Renders `capacity` as text.
+fn render(views: &[CapacityReport]) -> String {
+    let mut out = String::new();
+    for v in views {
+        let _ = writeln!(
+            out,
+            "{}: {} desired, {} running{}; {}{} more fit ({})",
+            v.workload,
+            v.desired,
+            v.running,
+            if v.pending > 0 {
+                format!(", {} Pending", v.pending)
+            } else {
+                String::new()
+            },
+            if v.bounded { "at least " } else { "" },
+            v.additional,
+            zones(&v.per_zone)
+        );
+        if let Some(limit) = v.limit.map(Limit::as_str) {
+            let _ = writeln!(
+                out,
+                "  limited by {limit} ({})",
+                v.rejections
+                    .iter()
+                    .map(|(p, n)| (p.as_str(), n))
+                    .collect::<BTreeMap<_, _>>()
+                    .iter()
+                    .map(|(p, n)| format!("{p} rejects {n} nodes"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if let Some(message) = &v.message {
+            let _ = writeln!(out, "  next replica: {message}");
+        }
+        if v.would_preempt {
+            let _ = writeln!(
+                out,
+                "  (the real scheduler would place it by preempting lower-priority pods)"
+            );
+        }
+        if let (Some(max), Some(reaches)) = (v.hpa_max_replicas, v.reaches_hpa_max()) {
+            let _ = writeln!(
+                out,
+                "  HorizontalPodAutoscaler maxReplicas {max}: {}",
+                if reaches {
+                    "reachable".to_owned()
+                } else {
+                    format!(
+                        "NOT reachable (at most {} replicas)",
+                        v.running + v.additional
+                    )
+                }
+            );
+        }
+    }
+    out
 }

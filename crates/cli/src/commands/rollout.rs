@@ -6,9 +6,13 @@ use std::process::ExitCode;
 use spreadlab_engine::analysis::rollout::{self, Assumptions};
 use spreadlab_engine::scheduler::Options;
 
-use crate::analyses;
+use std::fmt::Write;
+
+use spreadlab_engine::analysis::rollout::RolloutReport;
+
 use crate::input::{load_files, named};
 use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit};
+use crate::table::list as zones;
 
 /// Runs `rollout`.
 pub fn run(files: &[String], only: Option<&str>, ready_after: u64, output: Format) -> ExitCode {
@@ -28,16 +32,124 @@ pub fn run(files: &[String], only: Option<&str>, ready_after: u64, output: Forma
         }
         if let Some(report) = rollout::rollout(&scenario, index, &assumptions, &Options::default())
         {
-            views.push(analyses::rollout_view(&report));
+            views.push(report);
         }
     }
     if views.is_empty() {
         eprintln!("error: no Deployment or StatefulSet to roll out");
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
-    if !emit(output, &views, || analyses::render_rollout(&views)) {
+    if !emit(output, &views, || render(&views)) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     let stalled = views.iter().any(|v| !v.outcome.completed);
     ExitCode::from(if stalled { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+/// Renders `rollout` as text.
+fn render(views: &[RolloutReport]) -> String {
+    let mut out = String::new();
+    for v in views {
+        let o = &v.outcome;
+        let _ = writeln!(
+            out,
+            "{}: {} replicas, {} pods of the current revision; {} (maxSurge {}, maxUnavailable {})",
+            v.workload,
+            v.replicas,
+            v.old_pods,
+            o.strategy.describe(),
+            o.resolved.0,
+            o.resolved.1
+        );
+        for s in &o.steps {
+            let _ = writeln!(
+                out,
+                "  step {:>3}  t={:>5}s  new {}/{} available ({} Pending, zones {})  old {} running ({} terminating)  available {}",
+                s.step,
+                s.time,
+                s.new.available,
+                s.new.replicas,
+                s.new.pending,
+                zones(&s.new.zones),
+                s.old.running,
+                s.old.terminating,
+                s.available
+            );
+            for action in &s.actions {
+                let _ = writeln!(out, "              {action}");
+            }
+        }
+        if o.completed {
+            let _ = writeln!(
+                out,
+                "  completes; at least {} of {} replicas available throughout",
+                o.min_available, v.replicas
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  STALLS at step {}: {}",
+                o.stalled_at_step.unwrap_or(0),
+                o.reason.as_deref().unwrap_or("")
+            );
+            if let Some(at) = o.progress_deadline_exceeded_at {
+                let _ = writeln!(
+                    out,
+                    "  the Deployment reports ProgressDeadlineExceeded after {at}s (nothing stops)"
+                );
+            }
+        }
+        for s in &o.spread {
+            let _ = writeln!(
+                out,
+                "  end state, spread on {}: {} (skew {} vs maxSkew {}: {})",
+                s.topology_key,
+                s.domains
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                s.skew,
+                s.max_skew,
+                if s.satisfied { "ok" } else { "VIOLATED" }
+            );
+        }
+        if let Some((with_pod_template_hash, m)) = &v.match_label_keys {
+            let final_zones = m
+                .steps
+                .last()
+                .map(|s| s.new.zones.clone())
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {} matchLabelKeys [pod-template-hash]: {}, at least {} available, new pods per zone {}",
+                if *with_pod_template_hash {
+                    "with"
+                } else {
+                    "without"
+                },
+                if m.completed {
+                    "completes".to_owned()
+                } else {
+                    format!("stalls at step {}", m.stalled_at_step.unwrap_or(0))
+                },
+                m.min_available,
+                zones(&final_zones)
+            );
+        }
+        for a in &v.alternatives {
+            let _ = writeln!(
+                out,
+                "  alternative: {}: {}; at least {} available",
+                a.change,
+                if a.outcome.completed {
+                    "completes".to_owned()
+                } else {
+                    format!("stalls at step {}", a.outcome.stalled_at_step.unwrap_or(0))
+                },
+                a.outcome.min_available
+            );
+        }
+    }
+    out
 }

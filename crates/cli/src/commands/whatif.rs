@@ -6,9 +6,15 @@ use std::process::ExitCode;
 use spreadlab_engine::analysis::settle;
 use spreadlab_engine::scheduler::Options;
 
-use crate::analyses;
+use std::fmt::Write;
+
+use serde::Serialize;
+use spreadlab_engine::analysis::failure::{Domain, FailureMode, FailureReport, Sweep};
+use spreadlab_engine::analysis::percent;
+
 use crate::input::load_files;
 use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, EXIT_USAGE, Format, emit};
+use crate::table::list as zones;
 use crate::{DomainKindArg, ModeArg};
 
 /// Runs `whatif`.
@@ -19,7 +25,7 @@ pub fn run(
     mode: ModeArg,
     output: Format,
 ) -> ExitCode {
-    use spreadlab_engine::analysis::failure::{self, DomainKind, FailureMode};
+    use spreadlab_engine::analysis::failure::{self, DomainKind};
     if domains.is_empty() && kinds.is_empty() {
         eprintln!("error: give --fail zone=<value>|node=<name> or --fail-each zone|node");
         return ExitCode::from(EXIT_USAGE);
@@ -59,7 +65,7 @@ pub fn run(
         ModeArg::Unreachable => &[FailureMode::Unreachable],
         ModeArg::Both => &[FailureMode::Removed, FailureMode::Unreachable],
     };
-    let mut view = analyses::WhatIfView {
+    let mut view = WhatIf {
         schema_version: 1,
         failures: Vec::new(),
         sweeps: Vec::new(),
@@ -69,7 +75,7 @@ pub fn run(
         for &mode in modes {
             let report = failure::fail(&settled, domain, mode, &options);
             degraded |= report.workloads.iter().any(|w| w.running_after < w.desired);
-            view.failures.push(analyses::failure_view(&report));
+            view.failures.push(report);
         }
     }
     for &kind in kinds {
@@ -83,11 +89,197 @@ pub fn run(
                 .survival
                 .iter()
                 .any(|s| s.min_running_after < s.desired);
-            view.sweeps.push(analyses::sweep_view(&sweep));
+            view.sweeps.push(sweep);
         }
     }
-    if !emit(output, &view, || analyses::render_whatif(&view)) {
+    if !emit(output, &view, || render(&view)) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     ExitCode::from(if degraded { EXIT_PENDING } else { EXIT_PLACED })
+}
+
+fn render_failure(out: &mut String, failure: &FailureReport, indent: &str) {
+    let domain = failure.domain.describe();
+    let _ = writeln!(
+        out,
+        "{indent}{} {} ({} nodes, {} pods gone)",
+        domain,
+        failure.mode.as_str(),
+        failure.failed_nodes.len(),
+        failure.pods_gone
+    );
+    for (index, w) in failure.workloads.iter().enumerate() {
+        let after_zones = failure
+            .recovery
+            .zones
+            .get(index)
+            .cloned()
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{indent}  {}: {} of {} desired lost; {} still running ({}%); after rescheduling {} ({}%)",
+            w.workload,
+            w.lost.len(),
+            w.desired,
+            w.surviving,
+            percent(w.surviving, w.desired),
+            w.running_after,
+            percent(w.running_after, w.desired)
+        );
+        let _ = writeln!(
+            out,
+            "{indent}    zones before: {}; after: {}; after the {} is back: {}",
+            zones(&w.zones_before),
+            zones(&w.zones_after),
+            if matches!(failure.domain, Domain::Zone(_)) {
+                "zone"
+            } else {
+                "node"
+            },
+            zones(&after_zones)
+        );
+        for r in &w.replacements {
+            match (&r.node, &r.message) {
+                (Some(node), _) => {
+                    let _ = writeln!(
+                        out,
+                        "{indent}    replacement for {} -> {node} ({})",
+                        r.replaces,
+                        r.zone.as_deref().unwrap_or("-")
+                    );
+                }
+                (None, message) => {
+                    let _ = writeln!(
+                        out,
+                        "{indent}    replacement for {}{} stays Pending: {}",
+                        r.replaces,
+                        if r.was_pending {
+                            " (already Pending)"
+                        } else {
+                            ""
+                        },
+                        message.as_deref().unwrap_or("")
+                    );
+                }
+            }
+        }
+        for (replaces, node) in failure.recovery.placed.get(index).into_iter().flatten() {
+            let _ = writeln!(
+                out,
+                "{indent}    once the domain is back: replacement for {replaces} -> {node}"
+            );
+        }
+    }
+    for note in &failure.notes {
+        let _ = writeln!(out, "{indent}  note: {note}");
+    }
+    for p in &failure.pdbs {
+        let _ = writeln!(
+            out,
+            "{indent}  PodDisruptionBudget {}: {} of {} expected must stay healthy, {} healthy, {} disruption(s) allowed",
+            p.pdb,
+            p.budget.desired_healthy,
+            p.budget.expected_pods,
+            p.budget.current_healthy,
+            p.disruptions_allowed
+        );
+        let _ = writeln!(
+            out,
+            "{indent}    a failure of {} leaves {} healthy, the budget needs {}{}; {} once replacements are scheduled",
+            domain,
+            p.healthy_after_failure,
+            p.budget.desired_healthy,
+            if p.violated {
+                format!(" ({} short)", p.shortfall)
+            } else {
+                String::new()
+            },
+            p.healthy_after_replacements
+        );
+        let pending = if p.drain.pending_replacements.is_empty() {
+            String::from(if p.drain.blocks() {
+                ": the budget allows no more disruptions"
+            } else {
+                ""
+            })
+        } else {
+            format!(
+                ": {} replacement(s) Pending: {}",
+                p.drain.pending_replacements.len(),
+                p.drain.message.as_deref().unwrap_or("")
+            )
+        };
+        let _ = writeln!(
+            out,
+            "{indent}    draining {} {} after {} eviction(s){pending}",
+            domain,
+            if p.drain.blocks() {
+                "blocks"
+            } else {
+                "finishes"
+            },
+            p.drain.evictions
+        );
+    }
+}
+
+/// Renders `whatif` as text.
+fn render(view: &WhatIf) -> String {
+    let mut out = String::new();
+    for failure in &view.failures {
+        render_failure(&mut out, failure, "");
+        out.push('\n');
+    }
+    for sweep in &view.sweeps {
+        let _ = writeln!(
+            out,
+            "losing any one {} ({} nodes):",
+            kind(sweep),
+            if sweep.mode == FailureMode::Removed {
+                "removed"
+            } else {
+                "unreachable"
+            }
+        );
+        for s in &sweep.survival {
+            let _ = writeln!(
+                out,
+                "  {}: survives the loss of any one {} with at least {}% of {} replicas running after rescheduling (worst: {}, {} running; {} right after the failure)",
+                s.workload,
+                kind(sweep),
+                s.percent_after(),
+                s.desired,
+                s.worst
+                    .as_ref()
+                    .map_or_else(|| String::from("-"), Domain::describe),
+                s.min_running_after,
+                s.min_surviving
+            );
+        }
+        for failure in &sweep.reports {
+            render_failure(&mut out, failure, "  ");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The `whatif` JSON document (docs/json-schema.md): the engine's reports, in the order asked.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WhatIf {
+    /// Version of this document's shape.
+    schema_version: u32,
+    /// One entry per failure asked for (`--fail`), in order.
+    failures: Vec<FailureReport>,
+    /// One entry per sweep asked for (`--fail-each`).
+    sweeps: Vec<Sweep>,
+}
+
+/// `zone` or `node`.
+fn kind(sweep: &Sweep) -> &'static str {
+    match sweep.kind {
+        spreadlab_engine::analysis::failure::DomainKind::Zone => "zone",
+        spreadlab_engine::analysis::failure::DomainKind::Node => "node",
+    }
 }

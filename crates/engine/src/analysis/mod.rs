@@ -13,6 +13,8 @@ pub mod disruption;
 pub mod failure;
 pub mod lint;
 pub mod rollout;
+#[cfg(feature = "serde")]
+mod serialize;
 mod settle;
 pub mod stalemate;
 #[cfg(test)]
@@ -27,6 +29,12 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::model::{Cluster, LABEL_ZONE, Node};
+
+/// `part / whole` in percent, rounded down; 100 when nothing is wanted (`whole` 0). The one
+/// percentage every report and face shows.
+pub fn percent(part: usize, whole: usize) -> usize {
+    (part * 100).checked_div(whole).unwrap_or(100)
+}
 
 /// Where a zone label is missing.
 pub const NO_ZONE: &str = "(no zone)";

@@ -495,9 +495,7 @@ pub struct Survival {
 impl Survival {
     /// `min_running_after / desired` in percent (100 when nothing is desired), rounded down.
     pub fn percent_after(&self) -> usize {
-        (self.min_running_after * 100)
-            .checked_div(self.desired)
-            .unwrap_or(100)
+        super::percent(self.min_running_after, self.desired)
     }
 }
 
