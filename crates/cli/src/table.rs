@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::report::{PodReport, Report, is_rejection};
+use spreadlab_engine::scheduler::AffinityRule;
+
+use crate::report::{PodReport, Report};
 
 /// How many node names to list per reason group before summarizing.
 const MAX_NODES_LISTED: usize = 6;
@@ -80,9 +82,9 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(out, "\n{:width$}  {:24}  TIED (top score)", "POD", "NODE");
         for pod in &report.pods {
             let key = format!("{}/{}", pod.namespace, pod.name);
-            let node = pod.node.clone().unwrap_or_else(|| "<Pending>".to_string());
+            let node = pod.node.unwrap_or("<Pending>");
             let tied = if pod.tied_nodes.len() > 1 {
-                names(&pod.tied_nodes)
+                names(pod.tied_nodes)
             } else {
                 String::new()
             };
@@ -141,16 +143,15 @@ fn render_pending(out: &mut String, pod: &PodReport) {
     // Nodes grouped by the plugin and reasons that rejected them.
     let mut groups: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for node in &explanation.nodes {
-        if !is_rejection(&node.filter.code) {
+        if !node.filter.code.is_rejected() {
             continue;
         }
         let plugin = node
             .filter
             .plugin
-            .clone()
-            .unwrap_or_else(|| "PreFilter".to_string());
+            .map_or_else(|| "PreFilter".to_string(), |p| p.as_str().to_string());
         groups
-            .entry((plugin, node.filter.reasons.join("; ")))
+            .entry((plugin, node.filter.reason_strings().join("; ")))
             .or_default()
             .push(node.node.clone());
     }
@@ -166,13 +167,12 @@ fn render_pending(out: &mut String, pod: &PodReport) {
         }
     }
     for term in &explanation.affinity {
-        if term.rule == "existingAntiAffinity" {
-            let place = term.matches.first().map(|m| {
+        if term.rule == AffinityRule::ExistingAntiAffinity {
+            let place = term.matches.first().map(|(_, node, value)| {
                 format!(
-                    " on {} ({}={})",
-                    m.node,
+                    " on {node} ({}={})",
                     term.topology_key,
-                    m.topology_value.as_deref().unwrap_or("-")
+                    value.as_deref().unwrap_or("-")
                 )
             });
             let _ = writeln!(
@@ -187,13 +187,11 @@ fn render_pending(out: &mut String, pod: &PodReport) {
         let pods: Vec<String> = term
             .matches
             .iter()
-            .map(|m| {
+            .map(|(pod, node, value)| {
                 format!(
-                    "{} on {} ({}={})",
-                    m.pod,
-                    m.node,
+                    "{pod} on {node} ({}={})",
                     term.topology_key,
-                    m.topology_value.as_deref().unwrap_or("-")
+                    value.as_deref().unwrap_or("-")
                 )
             })
             .collect();
@@ -201,7 +199,7 @@ fn render_pending(out: &mut String, pod: &PodReport) {
         let _ = writeln!(
             out,
             "  required {} {{{}}} by {}: {} matching pod(s){}{}{}",
-            if term.rule == "affinity" {
+            if term.rule == AffinityRule::Affinity {
                 "affinity"
             } else {
                 "anti-affinity"

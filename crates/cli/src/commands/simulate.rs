@@ -41,7 +41,7 @@ pub fn run(files: &[String], output: Format, detail: DetailArg) -> ExitCode {
 
 /// The report of the settled scenario: per pod in scheduling order, per workload its replicas
 /// (running and placed) per zone and node.
-fn build(loaded: &Loaded, settled: &Settled) -> Report {
+fn build<'a>(loaded: &Loaded, settled: &'a Settled) -> Report<'a> {
     let simulation = &settled.simulation;
     let snapshot = &simulation.snapshot;
     let pods: Vec<_> = simulation

@@ -12,6 +12,8 @@
 
 mod explain;
 mod schedule_one;
+#[cfg(feature = "serde")]
+mod serialize;
 #[cfg(test)]
 mod tests;
 mod tie;

@@ -40,7 +40,7 @@ pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulatio
 pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) -> PodDecision {
     let info = PodInfo::new(pod.clone());
     let mut decision = schedule_one(snapshot, &info, options);
-    if let Some(preemption) = decision.preemption.take() {
+    if let Some(mut preemption) = decision.preemption.take() {
         // The victims are deleted; the pod is retried and tries its nominated node first.
         let victims: Vec<usize> = preemption_victim_ids(snapshot, &preemption);
         for id in victims {
@@ -64,6 +64,7 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
             // is what the pod's FailedScheduling event shows (both checked with the oracle).
             snapshot.bind(info, nominated);
             decision.node = Some(preemption.nominated_node.clone());
+            preemption.placed = true;
         } else {
             // The pod stays Pending, nominated: later pods of no higher priority must leave room
             // for it on that node (`RunFilterPluginsWithNominatedPods`).
@@ -259,6 +260,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                             .collect(),
                         pdb_violations: candidate.num_pdb_violations,
                         first_attempt_message: fit_error_message(n_nodes, &diagnosis),
+                        placed: false,
                     });
                     None
                 }

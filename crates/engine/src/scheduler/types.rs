@@ -139,6 +139,10 @@ pub struct PreemptionReport {
     /// nodes (it stops at `max(10% of the nodes, 100)` candidates), so it may nominate a node
     /// ranked lower than this one.
     pub candidates_sampled: bool,
+    /// Whether the retry placed the pod on the nominated node; `false`: it stays Pending,
+    /// nominated (its victims were already terminating), and later pods of no higher priority
+    /// leave it room there.
+    pub placed: bool,
 }
 
 /// The full explanation of one scheduling decision.
