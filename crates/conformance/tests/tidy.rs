@@ -264,3 +264,41 @@ fn serve_links_the_policy_core_without_the_kubewarden_sdk() {
     );
     assert!(!cli.contains("kubewarden-policy-sdk"));
 }
+
+/// The framework reaches plugins only through the in-tree registry (`plugins/registry.rs`), and
+/// its configuration types come from `config`: a new plugin touches its folder and the registry.
+#[test]
+fn the_framework_reaches_plugins_only_through_the_registry() {
+    let mut found = Vec::new();
+    for (file, text) in sources("crates/engine/src/framework") {
+        for line in non_test(&text).lines() {
+            let line = line.trim();
+            if line.starts_with("//") {
+                continue;
+            }
+            if line.contains("crate::plugins::") && !line.contains("crate::plugins::registry") {
+                found.push(format!("{file}: {line}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "framework/ must not name a plugin module; dispatch through plugins/registry.rs and take \
+         args from crate::config: {found:?}"
+    );
+    let registry =
+        std::fs::read_to_string(repo().join("crates/engine/src/plugins/registry.rs")).unwrap();
+    for entry in std::fs::read_dir(repo().join("crates/engine/src/plugins"))
+        .unwrap()
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().to_string();
+        // Shared helpers and the PostFilter plugin (run by the scheduler after Filter) aside.
+        if entry.path().is_dir() && name != "helper" && name != "default_preemption" {
+            assert!(
+                registry.contains(&format!("{name}::")),
+                "plugins/{name} is not dispatched by plugins/registry.rs"
+            );
+        }
+    }
+}

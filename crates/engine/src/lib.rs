@@ -20,6 +20,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod analysis;
+pub mod config;
 pub mod framework;
 pub mod model;
 pub mod plugins;

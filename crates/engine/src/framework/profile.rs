@@ -4,10 +4,7 @@
 use alloc::vec::Vec;
 
 use super::names::PluginName;
-use crate::plugins::inter_pod_affinity::AffinityArgs;
-use crate::plugins::node_affinity::NodeAffinityArgs;
-use crate::plugins::node_resources::{BalancedAllocationArgs, FitArgs};
-use crate::plugins::pod_topology_spread::SpreadArgs;
+use crate::config::{AffinityArgs, BalancedAllocationArgs, FitArgs, NodeAffinityArgs, SpreadArgs};
 
 /// A profile: the enabled plugins in order, score weights and plugin args.
 #[derive(Clone, Debug, PartialEq)]

@@ -14,10 +14,8 @@ use super::names::PluginName;
 use super::profile::Profile;
 use super::status::{Code, Status};
 use super::types::{NodeInfo, PodId, PodInfo, Snapshot};
-use crate::plugins::{
-    image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources,
-    node_unschedulable, pod_topology_spread, taint_toleration,
-};
+pub use crate::plugins::registry::CycleState;
+use crate::plugins::registry::{self, Scored};
 
 /// A set of plugins, as a bit set (checked per node on the Filter hot path).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -33,17 +31,6 @@ impl PluginSet {
     pub fn contains(&self, plugin: PluginName) -> bool {
         self.0 & (1 << plugin as u32) != 0
     }
-}
-
-/// Per-pod plugin state written at PreFilter and read at Filter (`CycleState`).
-#[derive(Clone, Debug, Default)]
-pub struct CycleState {
-    /// Plugins whose PreFilter returned Skip: their Filter does not run.
-    pub skipped: PluginSet,
-    /// PodTopologySpread's counts.
-    pub spread: Option<pod_topology_spread::PreFilterState>,
-    /// InterPodAffinity's counts.
-    pub inter_pod_affinity: Option<inter_pod_affinity::PreFilterState>,
 }
 
 /// The outcome of the PreFilter extension point.
@@ -74,26 +61,10 @@ pub fn run_pre_filter(
         narrowing_plugins: Vec::new(),
     };
     for &plugin in &profile.filters {
-        let (status, node_names) = match plugin {
-            PluginName::NodeAffinity => {
-                let (status, result) = node_affinity::pre_filter(&profile.node_affinity, pod);
-                (status, result.node_names)
-            }
-            PluginName::NodePorts => (node_ports::pre_filter(pod), None),
-            PluginName::PodTopologySpread => {
-                let (status, spread) =
-                    pod_topology_spread::pre_filter(&profile.spread, pod, snapshot);
-                state.spread = spread;
-                (status, None)
-            }
-            PluginName::InterPodAffinity => {
-                let (status, affinity) = inter_pod_affinity::pre_filter(pod, snapshot);
-                state.inter_pod_affinity = affinity;
-                (status, None)
-            }
-            // NodeResourcesFit's PreFilter only computes the pod's requests, done once in PodInfo.
-            PluginName::NodeResourcesFit => (Status::success(), None),
-            _ => continue,
+        let Some((status, node_names)) =
+            registry::pre_filter(plugin, profile, snapshot, pod, &mut state)
+        else {
+            continue;
         };
         let status = status.from_plugin(plugin);
         outcome.plugins.push((plugin, status.clone()));
@@ -147,35 +118,6 @@ pub fn join_names(plugins: &[PluginName]) -> String {
     names.join(" ")
 }
 
-/// Runs one Filter plugin on a node; the status is not yet tagged with the plugin.
-fn run_filter_plugin(
-    plugin: PluginName,
-    profile: &Profile,
-    state: &CycleState,
-    snapshot: &Snapshot,
-    pod: &PodInfo,
-    node_index: usize,
-) -> Status {
-    let node = &snapshot.nodes[node_index];
-    match plugin {
-        PluginName::NodeUnschedulable => node_unschedulable::filter(pod, node),
-        PluginName::NodeName => node_name::filter(pod, node),
-        PluginName::TaintToleration => taint_toleration::filter(pod, node),
-        PluginName::NodeAffinity => node_affinity::filter(&profile.node_affinity, pod, node),
-        PluginName::NodePorts => node_ports::filter(pod, node),
-        PluginName::NodeResourcesFit => node_resources::fit_filter(&profile.fit, pod, node),
-        PluginName::PodTopologySpread => match &state.spread {
-            Some(spread) => pod_topology_spread::filter(spread, node_index),
-            None => Status::success(),
-        },
-        PluginName::InterPodAffinity => match &state.inter_pod_affinity {
-            Some(affinity) => inter_pod_affinity::filter(affinity, snapshot, pod, node_index),
-            None => Status::success(),
-        },
-        _ => Status::success(),
-    }
-}
-
 /// `RunFilterPlugins`: the first non-success in profile order decides (plugins skipped at PreFilter
 /// do not run).
 pub fn run_filter(
@@ -198,13 +140,7 @@ pub fn add_pod(
     info: PodInfo,
 ) {
     let node_index = snapshot.pod_node[id];
-    let node = snapshot.nodes[node_index].node.clone();
-    if let Some(spread) = &mut state.spread {
-        spread.update_with_pod(&info.pod, incoming, &node, node_index, 1);
-    }
-    if let Some(affinity) = &mut state.inter_pod_affinity {
-        affinity.update_with_pod(snapshot, &info, node_index, 1, &incoming.pod);
-    }
+    registry::update_state(snapshot, state, incoming, &info, node_index, 1);
     snapshot.restore(id, info);
 }
 
@@ -218,13 +154,7 @@ pub fn remove_pod(
 ) -> PodInfo {
     let node_index = snapshot.pod_node[id];
     let info = snapshot.detach(id);
-    let node = snapshot.nodes[node_index].node.clone();
-    if let Some(spread) = &mut state.spread {
-        spread.update_with_pod(&info.pod, incoming, &node, node_index, -1);
-    }
-    if let Some(affinity) = &mut state.inter_pod_affinity {
-        affinity.update_with_pod(snapshot, &info, node_index, -1, &incoming.pod);
-    }
+    registry::update_state(snapshot, state, incoming, &info, node_index, -1);
     info
 }
 
@@ -328,7 +258,7 @@ fn run_filter_where(
         if state.skipped.contains(plugin) {
             continue;
         }
-        let status = run_filter_plugin(plugin, profile, state, snapshot, pod, node_index);
+        let status = registry::filter(plugin, profile, state, snapshot, pod, node_index);
         if !status.is_success() {
             return status.from_plugin(plugin);
         }
@@ -404,9 +334,6 @@ pub fn run_score(
     }
 }
 
-/// Raw and normalized scores of one plugin.
-type Scored = (Vec<i64>, Vec<i64>);
-
 /// Runs PreScore, Score and NormalizeScore of one plugin; `Ok(None)` when PreScore skipped, `Err`
 /// when it returned Error.
 fn score_plugin(
@@ -417,7 +344,6 @@ fn score_plugin(
     feasible: &[usize],
     cache: &mut NodeLocalCache,
 ) -> Result<Option<Scored>, String> {
-    let nodes = || feasible.iter().map(|&i| (i, &snapshot.nodes[i]));
     // Raw scores of a node-local plugin, reused from the cache where the node is unchanged.
     let mut local = |plugin: PluginName, score: &dyn Fn(&NodeInfo) -> i64| -> Vec<i64> {
         let slot = NODE_LOCAL_SCORES
@@ -432,76 +358,5 @@ fn score_plugin(
             })
             .collect()
     };
-    let (raw, normalized) = match plugin {
-        PluginName::TaintToleration => {
-            let state = taint_toleration::pre_score(pod);
-            let raw = local(plugin, &|n| taint_toleration::score(&state, n));
-            let mut normalized = raw.clone();
-            taint_toleration::normalize_score(&mut normalized);
-            (raw, normalized)
-        }
-        PluginName::NodeAffinity => {
-            let Some(state) = node_affinity::pre_score(&profile.node_affinity, pod)? else {
-                return Ok(None);
-            };
-            let raw = local(plugin, &|n| node_affinity::score(&state, n));
-            let mut normalized = raw.clone();
-            node_affinity::normalize_score(&mut normalized);
-            (raw, normalized)
-        }
-        PluginName::NodeResourcesFit => {
-            let requests = node_resources::fit_pre_score(&profile.fit, pod);
-            let raw = local(plugin, &|n| {
-                node_resources::fit_score(&profile.fit, &requests, n)
-            });
-            (raw.clone(), raw)
-        }
-        PluginName::PodTopologySpread => {
-            let Some(state) =
-                pod_topology_spread::pre_score(&profile.spread, pod, snapshot, feasible)
-            else {
-                return Ok(None);
-            };
-            let raw: Vec<i64> = nodes()
-                .map(|(i, n)| pod_topology_spread::score(&state, i, n))
-                .collect();
-            let mut normalized = raw.clone();
-            pod_topology_spread::normalize_score(&state, feasible, &mut normalized);
-            (raw, normalized)
-        }
-        PluginName::InterPodAffinity => {
-            let Some(state) = inter_pod_affinity::pre_score(
-                &profile.inter_pod_affinity,
-                pod,
-                snapshot,
-                feasible,
-            )?
-            else {
-                return Ok(None);
-            };
-            let raw: Vec<i64> = nodes()
-                .map(|(_, n)| inter_pod_affinity::score(&state, n))
-                .collect();
-            let mut normalized = raw.clone();
-            inter_pod_affinity::normalize_score(&state, &mut normalized);
-            (raw, normalized)
-        }
-        PluginName::NodeResourcesBalancedAllocation => {
-            let Some(requests) =
-                node_resources::balanced_pre_score(&profile.balanced_allocation, pod)
-            else {
-                return Ok(None);
-            };
-            let raw = local(plugin, &|n| {
-                node_resources::balanced_score(&profile.balanced_allocation, &requests, n)
-            });
-            (raw.clone(), raw)
-        }
-        PluginName::ImageLocality => {
-            let raw = local(plugin, &|n| image_locality::score(snapshot, pod, n));
-            (raw.clone(), raw)
-        }
-        _ => return Ok(None),
-    };
-    Ok(Some((raw, normalized)))
+    registry::score(plugin, profile, snapshot, pod, feasible, &mut local)
 }

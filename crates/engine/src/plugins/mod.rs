@@ -1,5 +1,6 @@
 //! The default profile's plugins, one folder each, with the same file names as upstream's
-//! `pkg/scheduler/framework/plugins/<plugin>/`. The framework runtime is the only caller.
+//! `pkg/scheduler/framework/plugins/<plugin>/`, and the in-tree registry (`registry.rs`) through
+//! which the framework's runner reaches them.
 
 pub mod default_preemption;
 pub mod helper;
@@ -11,4 +12,5 @@ pub mod node_ports;
 pub mod node_resources;
 pub mod node_unschedulable;
 pub mod pod_topology_spread;
+pub mod registry;
 pub mod taint_toleration;

@@ -7,14 +7,8 @@ mod scoring;
 
 pub use filtering::{PreFilterState, filter, pre_filter};
 
-use crate::model::NodeAffinity;
+pub use crate::config::NodeAffinityArgs;
 
-/// Plugin args (`NodeAffinityArgs`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NodeAffinityArgs {
-    /// `addedAffinity`: node affinity the profile enforces on every pod.
-    pub added_affinity: Option<NodeAffinity>,
-}
 pub use scoring::{PreScoreState, normalize_score, pre_score, score};
 
 /// `ErrReasonPod`.

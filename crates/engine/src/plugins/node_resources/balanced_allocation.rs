@@ -1,25 +1,11 @@
 //! NodeResourcesBalancedAllocation (`balanced_allocation.go`, v1.35 formula: `(1 - std) * 100`).
 
+pub use crate::config::BalancedAllocationArgs;
 use alloc::vec::Vec;
 
-use super::resource_allocation::{ResourceSpec, pod_resource_request_list, score_with};
+use super::resource_allocation::{pod_resource_request_list, score_with};
 use crate::framework::{NodeInfo, PodInfo};
 use crate::plugins::helper::MAX_NODE_SCORE;
-
-/// Plugin args (`NodeResourcesBalancedAllocationArgs`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BalancedAllocationArgs {
-    /// Resources to balance (default cpu and memory, weight 1).
-    pub resources: Vec<ResourceSpec>,
-}
-
-impl Default for BalancedAllocationArgs {
-    fn default() -> Self {
-        BalancedAllocationArgs {
-            resources: ResourceSpec::defaults(),
-        }
-    }
-}
 
 /// PreScore: the pod's real requests; `None` (Skip) for a best-effort pod (all zero).
 pub fn balanced_pre_score(args: &BalancedAllocationArgs, pod: &PodInfo) -> Option<Vec<i64>> {

@@ -1,54 +1,17 @@
 //! NodeResourcesFit (`fit.go`): the Filter compares the pod's requests with free allocatable; the
 //! Score applies the configured strategy (LeastAllocated by default).
 
-use alloc::collections::BTreeSet;
+pub use crate::config::{FitArgs, ScoringStrategy};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::least_allocated::least_resource_scorer;
 use super::most_allocated::most_resource_scorer;
-use super::requested_to_capacity_ratio::{
-    UtilizationShapePoint, requested_to_capacity_ratio_scorer,
-};
-use super::resource_allocation::{ResourceSpec, pod_resource_request_list, score_with};
+use super::requested_to_capacity_ratio::requested_to_capacity_ratio_scorer;
+use super::resource_allocation::{pod_resource_request_list, score_with};
 use crate::framework::{Code, NodeInfo, PodInfo, Status};
 use crate::model::resources::{CPU, EPHEMERAL_STORAGE, MEMORY, PODS, is_extended_resource_name};
-
-/// `config.ScoringStrategy`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ScoringStrategy {
-    /// `LeastAllocated` (the default).
-    LeastAllocated,
-    /// `MostAllocated`.
-    MostAllocated,
-    /// `RequestedToCapacityRatio` with its shape (scores scaled to 0..100).
-    RequestedToCapacityRatio(Vec<UtilizationShapePoint>),
-}
-
-/// Plugin args (`NodeResourcesFitArgs`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FitArgs {
-    /// `ignoredResources`.
-    pub ignored_resources: BTreeSet<String>,
-    /// `ignoredResourceGroups`.
-    pub ignored_resource_groups: BTreeSet<String>,
-    /// `scoringStrategy.type` (+ shape).
-    pub strategy: ScoringStrategy,
-    /// `scoringStrategy.resources`.
-    pub resources: Vec<ResourceSpec>,
-}
-
-impl Default for FitArgs {
-    fn default() -> Self {
-        FitArgs {
-            ignored_resources: BTreeSet::new(),
-            ignored_resource_groups: BTreeSet::new(),
-            strategy: ScoringStrategy::LeastAllocated,
-            resources: ResourceSpec::defaults(),
-        }
-    }
-}
 
 /// One resource the node lacks (`InsufficientResource`).
 #[derive(Clone, Debug, PartialEq, Eq)]

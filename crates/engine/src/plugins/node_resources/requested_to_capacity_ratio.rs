@@ -2,14 +2,7 @@
 
 use super::resource_allocation::ResourceSpec;
 
-/// One point of the utilization shape, with the score already scaled to 0..100 (config 0..10 × 10).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UtilizationShapePoint {
-    /// Utilization 0..100.
-    pub utilization: i64,
-    /// Score 0..100.
-    pub score: i64,
-}
+pub use crate::config::UtilizationShapePoint;
 
 /// `helper.BuildBrokenLinearFunction` evaluated at `p`.
 fn broken_linear(shape: &[UtilizationShapePoint], p: i64) -> i64 {

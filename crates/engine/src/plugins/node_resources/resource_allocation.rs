@@ -1,35 +1,10 @@
 //! Shared scorer plumbing (`resource_allocation.go`): per-resource (allocatable, requested) pairs.
 
-use alloc::string::String;
+pub use crate::config::ResourceSpec;
 use alloc::vec::Vec;
 
 use crate::framework::{NodeInfo, PodInfo};
 use crate::model::resources::{CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource_name};
-
-/// A resource and its weight (`config.ResourceSpec`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ResourceSpec {
-    /// Resource name.
-    pub name: String,
-    /// Weight (a configured 0 becomes 1 in defaulting).
-    pub weight: i64,
-}
-
-impl ResourceSpec {
-    /// The default `[cpu: 1, memory: 1]`.
-    pub fn defaults() -> Vec<ResourceSpec> {
-        alloc::vec![
-            ResourceSpec {
-                name: String::from(CPU),
-                weight: 1
-            },
-            ResourceSpec {
-                name: String::from(MEMORY),
-                weight: 1
-            }
-        ]
-    }
-}
 
 /// `calculatePodResourceRequestList`: the pod's request per configured resource, with the non-zero
 /// cpu/memory defaults unless `use_requested`.

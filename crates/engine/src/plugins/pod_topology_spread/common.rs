@@ -1,5 +1,6 @@
 //! Internal constraint form and defaults (`common.go`, `plugin.go` args, `helper/spread.go`).
 
+pub use crate::config::{DefaultingType, SpreadArgs};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -63,33 +64,6 @@ pub fn node_has_all_keys(labels: &Labels, constraints: &[SpreadConstraint]) -> b
     constraints
         .iter()
         .all(|c| labels.contains_key(&c.topology_key))
-}
-
-/// `PodTopologySpreadArgs.defaultingType`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DefaultingType {
-    /// Built-in defaults: hostname maxSkew 3 and zone maxSkew 5, both ScheduleAnyway.
-    System,
-    /// The configured `defaultConstraints`.
-    List,
-}
-
-/// Plugin args (`PodTopologySpreadArgs`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpreadArgs {
-    /// `defaultingType` (v1 default `System`).
-    pub defaulting_type: DefaultingType,
-    /// `defaultConstraints` (must be empty with `System`).
-    pub default_constraints: Vec<TopologySpreadConstraint>,
-}
-
-impl Default for SpreadArgs {
-    fn default() -> Self {
-        SpreadArgs {
-            defaulting_type: DefaultingType::System,
-            default_constraints: Vec::new(),
-        }
-    }
 }
 
 impl SpreadArgs {

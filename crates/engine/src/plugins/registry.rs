@@ -1,0 +1,201 @@
+//! The in-tree plugin registry (upstream `pkg/scheduler/framework/plugins/registry.go`
+//! `NewInTreeRegistry`): the one place that knows every plugin. The framework's runner
+//! (`framework/runtime.rs`) asks it to run a plugin at an extension point and keeps the order,
+//! the status codes, the node-local cache and the weights; a new plugin touches its own folder
+//! and this file.
+
+use alloc::collections::BTreeSet;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{
+    image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources,
+    node_unschedulable, pod_topology_spread, taint_toleration,
+};
+use crate::framework::runtime::PluginSet;
+use crate::framework::{NodeInfo, PluginName, PodInfo, Profile, Snapshot, Status};
+
+/// Raw and normalized scores of one plugin, in feasible-node order.
+pub type Scored = (Vec<i64>, Vec<i64>);
+
+/// The runner's node-local raw scores: for a node-local score plugin, its raw score on every
+/// feasible node, computed by the given function where the cache has none.
+pub type LocalScores<'a> = dyn FnMut(PluginName, &dyn Fn(&NodeInfo) -> i64) -> Vec<i64> + 'a;
+
+/// Per-pod plugin state written at PreFilter and read at Filter (`CycleState`).
+#[derive(Clone, Debug, Default)]
+pub struct CycleState {
+    /// Plugins whose PreFilter returned Skip: their Filter does not run.
+    pub skipped: PluginSet,
+    /// PodTopologySpread's counts.
+    pub spread: Option<pod_topology_spread::PreFilterState>,
+    /// InterPodAffinity's counts.
+    pub inter_pod_affinity: Option<inter_pod_affinity::PreFilterState>,
+}
+
+/// PreFilter of `plugin`: its status and, for plugins that narrow the nodes (NodeAffinity), the
+/// node names it allows; its per-pod state goes into `state`. `None` for a plugin without a
+/// PreFilter.
+pub fn pre_filter(
+    plugin: PluginName,
+    profile: &Profile,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    state: &mut CycleState,
+) -> Option<(Status, Option<BTreeSet<String>>)> {
+    Some(match plugin {
+        PluginName::NodeAffinity => {
+            let (status, result) = node_affinity::pre_filter(&profile.node_affinity, pod);
+            (status, result.node_names)
+        }
+        PluginName::NodePorts => (node_ports::pre_filter(pod), None),
+        PluginName::PodTopologySpread => {
+            let (status, spread) = pod_topology_spread::pre_filter(&profile.spread, pod, snapshot);
+            state.spread = spread;
+            (status, None)
+        }
+        PluginName::InterPodAffinity => {
+            let (status, affinity) = inter_pod_affinity::pre_filter(pod, snapshot);
+            state.inter_pod_affinity = affinity;
+            (status, None)
+        }
+        // NodeResourcesFit's PreFilter only computes the pod's requests, done once in PodInfo.
+        PluginName::NodeResourcesFit => (Status::success(), None),
+        _ => return None,
+    })
+}
+
+/// Filter of `plugin` on one node; the status is not yet tagged with the plugin
+/// (`RunFilterPlugins` tags it).
+pub fn filter(
+    plugin: PluginName,
+    profile: &Profile,
+    state: &CycleState,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node_index: usize,
+) -> Status {
+    let node = &snapshot.nodes[node_index];
+    match plugin {
+        PluginName::NodeUnschedulable => node_unschedulable::filter(pod, node),
+        PluginName::NodeName => node_name::filter(pod, node),
+        PluginName::TaintToleration => taint_toleration::filter(pod, node),
+        PluginName::NodeAffinity => node_affinity::filter(&profile.node_affinity, pod, node),
+        PluginName::NodePorts => node_ports::filter(pod, node),
+        PluginName::NodeResourcesFit => node_resources::fit_filter(&profile.fit, pod, node),
+        PluginName::PodTopologySpread => match &state.spread {
+            Some(spread) => pod_topology_spread::filter(spread, node_index),
+            None => Status::success(),
+        },
+        PluginName::InterPodAffinity => match &state.inter_pod_affinity {
+            Some(affinity) => inter_pod_affinity::filter(affinity, snapshot, pod, node_index),
+            None => Status::success(),
+        },
+        _ => Status::success(),
+    }
+}
+
+/// `AddPod` (`delta` 1) or `RemovePod` (`delta` -1) of the PreFilter extensions: `info` on node
+/// `node_index` joins or leaves the plugin states of `incoming`'s cycle.
+pub fn update_state(
+    snapshot: &Snapshot,
+    state: &mut CycleState,
+    incoming: &PodInfo,
+    info: &PodInfo,
+    node_index: usize,
+    delta: i64,
+) {
+    let node = snapshot.nodes[node_index].node.clone();
+    if let Some(spread) = &mut state.spread {
+        spread.update_with_pod(&info.pod, incoming, &node, node_index, delta);
+    }
+    if let Some(affinity) = &mut state.inter_pod_affinity {
+        affinity.update_with_pod(snapshot, info, node_index, delta, &incoming.pod);
+    }
+}
+
+/// PreScore, Score and NormalizeScore of `plugin` over the feasible nodes; `Ok(None)` when
+/// PreScore skipped (or the plugin does not score), `Err` when it returned Error. Node-local
+/// plugins get their raw scores through `local` (the runner's node-local cache).
+pub fn score(
+    plugin: PluginName,
+    profile: &Profile,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    feasible: &[usize],
+    local: &mut LocalScores<'_>,
+) -> Result<Option<Scored>, String> {
+    let nodes = || feasible.iter().map(|&i| (i, &snapshot.nodes[i]));
+    let (raw, normalized) = match plugin {
+        PluginName::TaintToleration => {
+            let state = taint_toleration::pre_score(pod);
+            let raw = local(plugin, &|n| taint_toleration::score(&state, n));
+            let mut normalized = raw.clone();
+            taint_toleration::normalize_score(&mut normalized);
+            (raw, normalized)
+        }
+        PluginName::NodeAffinity => {
+            let Some(state) = node_affinity::pre_score(&profile.node_affinity, pod)? else {
+                return Ok(None);
+            };
+            let raw = local(plugin, &|n| node_affinity::score(&state, n));
+            let mut normalized = raw.clone();
+            node_affinity::normalize_score(&mut normalized);
+            (raw, normalized)
+        }
+        PluginName::NodeResourcesFit => {
+            let requests = node_resources::fit_pre_score(&profile.fit, pod);
+            let raw = local(plugin, &|n| {
+                node_resources::fit_score(&profile.fit, &requests, n)
+            });
+            (raw.clone(), raw)
+        }
+        PluginName::PodTopologySpread => {
+            let Some(state) =
+                pod_topology_spread::pre_score(&profile.spread, pod, snapshot, feasible)
+            else {
+                return Ok(None);
+            };
+            let raw: Vec<i64> = nodes()
+                .map(|(i, n)| pod_topology_spread::score(&state, i, n))
+                .collect();
+            let mut normalized = raw.clone();
+            pod_topology_spread::normalize_score(&state, feasible, &mut normalized);
+            (raw, normalized)
+        }
+        PluginName::InterPodAffinity => {
+            let Some(state) = inter_pod_affinity::pre_score(
+                &profile.inter_pod_affinity,
+                pod,
+                snapshot,
+                feasible,
+            )?
+            else {
+                return Ok(None);
+            };
+            let raw: Vec<i64> = nodes()
+                .map(|(_, n)| inter_pod_affinity::score(&state, n))
+                .collect();
+            let mut normalized = raw.clone();
+            inter_pod_affinity::normalize_score(&state, &mut normalized);
+            (raw, normalized)
+        }
+        PluginName::NodeResourcesBalancedAllocation => {
+            let Some(requests) =
+                node_resources::balanced_pre_score(&profile.balanced_allocation, pod)
+            else {
+                return Ok(None);
+            };
+            let raw = local(plugin, &|n| {
+                node_resources::balanced_score(&profile.balanced_allocation, &requests, n)
+            });
+            (raw.clone(), raw)
+        }
+        PluginName::ImageLocality => {
+            let raw = local(plugin, &|n| image_locality::score(snapshot, pod, n));
+            (raw.clone(), raw)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some((raw, normalized)))
+}
