@@ -1,0 +1,349 @@
+//! The workload kinds the loader places: bare Pods, Deployments, ReplicaSets, StatefulSets,
+//! Jobs and Polyaxon services, each turned into a [`crate::Workload`] with its admitted template
+//! and selector (`pkg/controller/*` semantics for what each controller creates).
+
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::batch::v1 as batch;
+use k8s_openapi::api::core::v1 as core_api;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use serde_json::Value;
+use spreadlab_engine::model::{Controller, ControllerKind, Labels, Pod, Selector};
+
+use crate::admission::{self};
+use crate::convert::{controller_owner, convert_pod_validated, label_selector, namespace_or};
+use crate::error::InputError;
+use crate::polyaxon::{self, Component};
+use crate::workload::{Origin, Workload, WorkloadKind};
+
+/// Errors inside the loader are boxed (an [`InputError`] is large); they are unboxed into
+/// [`Loaded::errors`].
+type Failure = Box<InputError>;
+
+use super::*;
+
+impl Loader<'_> {
+    pub(super) fn add_pod(&mut self, place: &Place, pod: core_api::Pod) -> Result<(), Failure> {
+        let mut converted = convert_pod_validated(&pod, &self.options.default_namespace)
+            .map_err(|e| place.convert_error(e))?;
+        converted.name = object_name(place, &pod.metadata)?;
+        let spec = pod.spec.as_ref();
+        let class_name = spec
+            .and_then(|s| s.priority_class_name.clone())
+            .filter(|name| !name.is_empty());
+        let explicit_priority = spec.and_then(|s| s.priority);
+        let explicit_preemption_policy = spec.is_some_and(|s| s.preemption_policy.is_some());
+        if converted.node_name.is_some() {
+            // A bound pod from a snapshot: admitted when it was created, so only a missing
+            // priority is filled in.
+            let index = self.loaded.cluster.pods.len();
+            self.loaded.cluster.pods.push(converted);
+            if explicit_priority.is_none() {
+                self.pending.push(PendingPriority {
+                    target: Target::BoundPod(index),
+                    class_name,
+                    explicit_priority,
+                    explicit_preemption_policy: true,
+                    place: place.clone(),
+                    path: "spec.priorityClassName".into(),
+                });
+            }
+            return Ok(());
+        }
+        if converted.terminating || converted.phase.is_terminal() {
+            let message =
+                "unbound pod is terminating or has finished: the scheduler skips it; not placed";
+            self.loaded.warnings.push(place.warning(None, message));
+            return Ok(());
+        }
+        let name = std::mem::take(&mut converted.name);
+        self.push_workload(
+            place,
+            NewWorkload {
+                kind: WorkloadKind::Pod,
+                namespace: converted.namespace.clone(),
+                name,
+                replicas: 1,
+                selector: Selector::Nothing,
+                template: converted,
+                priority_class_name: class_name,
+                explicit_priority,
+                explicit_preemption_policy,
+                priority_path: "spec.priorityClassName",
+                rollout: None,
+            },
+        );
+        Ok(())
+    }
+
+    /// A template as the controller's pods will have it before admission: in the workload's
+    /// namespace, without name or owner.
+    pub(super) fn template_pod(
+        &self,
+        place: &Place,
+        template: Option<&core_api::PodTemplateSpec>,
+        namespace: &str,
+    ) -> Result<Pod, Failure> {
+        let template = template.cloned().unwrap_or_default();
+        let pod = core_api::Pod {
+            metadata: template.metadata.unwrap_or_default(),
+            spec: template.spec,
+            status: None,
+        };
+        let mut converted = convert_pod_validated(&pod, namespace)
+            .map_err(|e| place.convert_error(e.under("spec.template")))?;
+        converted.namespace = namespace.to_owned();
+        converted.name.clear();
+        converted.owner = None;
+        Ok(converted)
+    }
+
+    /// `apps/v1` selector validation: required, non-empty, and matching the template's labels.
+    pub(super) fn apps_selector(
+        place: &Place,
+        selector: &LabelSelector,
+        template_labels: &Labels,
+        kind: WorkloadKind,
+    ) -> Result<Selector, Failure> {
+        let selector =
+            label_selector(Some(selector), "spec.selector").map_err(|e| place.convert_error(e))?;
+        if selector.is_empty() {
+            let message = format!(
+                "Invalid value: empty selector is invalid for {}",
+                kind.as_str().to_lowercase()
+            );
+            return Err(place.error(Some("spec.selector"), message));
+        }
+        if !selector.matches(template_labels) {
+            return Err(place.error(
+                Some("spec.template.metadata.labels"),
+                "Invalid value: `selector` does not match template `labels`",
+            ));
+        }
+        Ok(selector)
+    }
+
+    /// A ReplicaSet or StatefulSet: a controller in the cluster (for default spreading) and a
+    /// workload.
+    pub(super) fn add_controller_workload(
+        &mut self,
+        place: &Place,
+        kind: WorkloadKind,
+        metadata: &ObjectMeta,
+        replicas: Option<i32>,
+        selector: &LabelSelector,
+        template: Option<&core_api::PodTemplateSpec>,
+    ) -> Result<(), Failure> {
+        let namespace = namespace_or(metadata, &self.options.default_namespace);
+        let name = object_name(place, metadata)?;
+        let pod = self.template_pod(place, template, &namespace)?;
+        let selector = Self::apps_selector(place, selector, &pod.labels, kind)?;
+        let controller_kind = if kind == WorkloadKind::StatefulSet {
+            ControllerKind::StatefulSet
+        } else {
+            ControllerKind::ReplicaSet
+        };
+        self.loaded.cluster.controllers.push(Controller {
+            kind: controller_kind,
+            namespace: namespace.clone(),
+            name: name.clone(),
+            selector: selector.clone(),
+        });
+        if let Some(owner) = controller_owner(metadata).filter(|owner| owner.kind == "Deployment") {
+            let index = self.loaded.workloads.len();
+            self.deployment_replica_sets
+                .push((index, namespace.clone(), owner.name));
+        }
+        let spec = template.and_then(|t| t.spec.as_ref());
+        self.push_workload(
+            place,
+            NewWorkload::from_template(
+                kind,
+                namespace,
+                name,
+                checked_replicas(place, replicas)?,
+                selector,
+                pod,
+                spec,
+            ),
+        );
+        Ok(())
+    }
+
+    pub(super) fn add_deployment(
+        &mut self,
+        place: &Place,
+        deployment: apps::Deployment,
+    ) -> Result<(), Failure> {
+        let spec = deployment
+            .spec
+            .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+        let namespace = namespace_or(&deployment.metadata, &self.options.default_namespace);
+        let name = object_name(place, &deployment.metadata)?;
+        let mut template = self.template_pod(place, Some(&spec.template), &namespace)?;
+        let mut selector = Self::apps_selector(
+            place,
+            &spec.selector,
+            &template.labels,
+            WorkloadKind::Deployment,
+        )?;
+        let key = format!("{}/{namespace}/{name}", WorkloadKind::Deployment);
+        let hash = admission::add_pod_template_hash(&key, &mut template.labels, &mut selector);
+        // The ReplicaSet the Deployment controller creates: its pods' owner, found by default
+        // spreading (`helper.DefaultSelector`) in the cluster's controllers.
+        self.loaded.cluster.controllers.push(Controller {
+            kind: ControllerKind::ReplicaSet,
+            namespace: namespace.clone(),
+            name: format!("{name}-{hash}"),
+            selector: selector.clone(),
+        });
+        let pod_spec = spec.template.spec.as_ref();
+        let rollout = deployment_spec(place, &spec)?;
+        let mut new = NewWorkload::from_template(
+            WorkloadKind::Deployment,
+            namespace,
+            name,
+            checked_replicas(place, spec.replicas)?,
+            selector,
+            template,
+            pod_spec,
+        );
+        new.rollout = Some(rollout);
+        self.push_workload(place, new);
+        Ok(())
+    }
+
+    pub(super) fn add_job(&mut self, place: &Place, job: batch::Job) -> Result<(), Failure> {
+        let spec = job
+            .spec
+            .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+        let namespace = namespace_or(&job.metadata, &self.options.default_namespace);
+        let name = object_name(place, &job.metadata)?;
+        let mut template = self.template_pod(place, Some(&spec.template), &namespace)?;
+        let key = format!("{}/{namespace}/{name}", WorkloadKind::Job);
+        let selector = match (&spec.selector, spec.manual_selector) {
+            // A Job read back from the API carries its generated selector; a manual one is as given.
+            (Some(selector), _) => label_selector(Some(selector), "spec.selector")
+                .map_err(|e| place.convert_error(e))?,
+            (None, Some(true)) => {
+                return Err(place.error(
+                    Some("spec.selector"),
+                    "Required value: `selector` is required when `manualSelector` is true",
+                ));
+            }
+            (None, _) => admission::generate_job_selector(&key, &name, &mut template.labels),
+        };
+        let succeeded = job
+            .status
+            .as_ref()
+            .and_then(|status| status.succeeded)
+            .unwrap_or(0);
+        let replicas = admission::job_active_pods(
+            spec.parallelism,
+            spec.completions,
+            succeeded,
+            spec.suspend.unwrap_or(false),
+        );
+        let pod_spec = spec.template.spec.as_ref();
+        self.push_workload(
+            place,
+            NewWorkload::from_template(
+                WorkloadKind::Job,
+                namespace,
+                name,
+                replicas,
+                selector,
+                template,
+                pod_spec,
+            ),
+        );
+        Ok(())
+    }
+
+    pub(super) fn add_polyaxon_component(
+        &mut self,
+        place: &Place,
+        value: Value,
+    ) -> Result<(), Failure> {
+        let namespace = self.options.default_namespace.clone();
+        let fallback = format!("component-{}", place.document.unwrap_or(0));
+        let component = polyaxon::read_component(value, &namespace, &fallback)
+            .map_err(|(path, message)| place.error(Some(&path), message))?;
+        let service = match component {
+            Component::Skipped { name, run_kind } => {
+                let message = format!(
+                    "Polyaxon component `{name}` has run.kind `{run_kind}`: only services are placed; skipped"
+                );
+                self.loaded
+                    .warnings
+                    .push(place.warning(Some("run.kind"), message));
+                return Ok(());
+            }
+            Component::Service(service) => service,
+        };
+        for (path, message) in &service.warnings {
+            self.loaded
+                .warnings
+                .push(place.warning(Some(path), message.clone()));
+        }
+        let mut template = convert_pod_validated(&service.pod, &namespace).map_err(|error| {
+            place.error(Some(&polyaxon::component_path(&error.path)), error.message)
+        })?;
+        template.name.clear();
+        let spec = service.pod.spec.as_ref();
+        self.push_workload(
+            place,
+            NewWorkload {
+                kind: WorkloadKind::PolyaxonService,
+                namespace,
+                name: service.name,
+                replicas: service.replicas,
+                selector: Selector::Nothing,
+                template,
+                priority_class_name: spec
+                    .and_then(|s| s.priority_class_name.clone())
+                    .filter(|n| !n.is_empty()),
+                explicit_priority: spec.and_then(|s| s.priority),
+                explicit_preemption_policy: false,
+                priority_path: "run.environment.priorityClassName",
+                rollout: None,
+            },
+        );
+        Ok(())
+    }
+
+    /// Admits the template and records the workload; its priority is resolved in [`Self::finish`].
+    pub(super) fn push_workload(&mut self, place: &Place, new: NewWorkload) {
+        if new.replicas > LARGE_REPLICAS {
+            let message = format!(
+                "{} replicas: placing them creates as many pods",
+                new.replicas
+            );
+            self.loaded.warnings.push(place.warning(None, message));
+        }
+        let mut template = new.template;
+        admission::admit_pod(&mut template);
+        let index = self.loaded.workloads.len();
+        self.loaded.workloads.push(Workload {
+            kind: new.kind,
+            namespace: new.namespace,
+            name: new.name,
+            replicas: new.replicas,
+            selector: new.selector,
+            template,
+            priority_class_name: new.priority_class_name.clone(),
+            rollout: new.rollout.clone(),
+            origin: Origin {
+                file: place.file.clone(),
+                document: place.document.unwrap_or(0),
+            },
+        });
+        self.pending.push(PendingPriority {
+            target: Target::Workload(index),
+            class_name: new.priority_class_name,
+            explicit_priority: new.explicit_priority,
+            explicit_preemption_policy: new.explicit_preemption_policy,
+            place: place.clone(),
+            path: new.priority_path.to_owned(),
+        });
+    }
+}

@@ -1,0 +1,187 @@
+//! Loading documents: multi-document YAML, Lists, JSON, Helm output, unknown kinds.
+
+mod common;
+
+use common::*;
+use spreadlab_engine::model::{ControllerKind, IntOrPercent, Selector, TaintEffect};
+use spreadlab_k8s::WorkloadKind;
+
+#[test]
+fn multi_document_file_with_lists() {
+    let text = r#"
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+    labels: {topology.kubernetes.io/zone: a}
+  spec:
+    taints: [{key: dedicated, value: db, effect: NoSchedule}]
+  status:
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n2}
+---
+apiVersion: v1
+kind: PodList
+items:
+- metadata: {name: p1, namespace: prod, labels: {app: web}}
+  spec: {nodeName: n1, containers: [{name: c, image: nginx}]}
+  status: {phase: Running}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: prod, labels: {team: a}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: prod}
+spec: {selector: {app: web}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: external}
+spec: {type: ExternalName, externalName: example.com}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: prod}
+spec: {selector: {matchLabels: {app: web}}, minAvailable: 1}
+status: {disruptionsAllowed: 2, currentHealthy: 3, desiredHealthy: 1, expectedPods: 3}
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: legacy}
+spec:
+  template:
+    metadata: {labels: {app: legacy}}
+    spec: {containers: [{name: c}]}
+"#;
+    let loaded = load_text("cluster.yaml", text);
+    assert_clean(&loaded);
+    let cluster = &loaded.cluster;
+    assert_eq!(
+        cluster
+            .nodes
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect::<Vec<_>>(),
+        vec!["n1", "n2"]
+    );
+    assert_eq!(cluster.nodes[0].allocatable["cpu"], 4000);
+    assert_eq!(cluster.nodes[0].allocatable["memory"], 8 << 30);
+    assert_eq!(cluster.nodes[0].taints[0].effect, TaintEffect::NoSchedule);
+    // A PodList item without kind is a Pod; bound pods are not mutated (no default tolerations).
+    assert_eq!(cluster.pods.len(), 1);
+    assert_eq!(cluster.pods[0].key(), "prod/p1");
+    assert!(cluster.pods[0].tolerations.is_empty());
+    // The API server labels every namespace with its name.
+    assert_eq!(
+        cluster.namespaces[0].labels,
+        labels(&[("kubernetes.io/metadata.name", "prod"), ("team", "a")])
+    );
+    assert_eq!(
+        cluster.services[0].selector,
+        Some(labels(&[("app", "web")]))
+    );
+    assert_eq!(cluster.services[1].selector, None);
+    assert_eq!(cluster.services[1].namespace, "default");
+    assert_eq!(cluster.pdbs[0].disruptions_allowed, 2);
+    assert_eq!(cluster.pdbs[0].min_available, Some(IntOrPercent::Int(1)));
+    assert_eq!(cluster.pdbs[0].max_unavailable, None);
+    assert_eq!(
+        cluster.pdbs[0].selector,
+        Selector::from_set(&labels(&[("app", "web")]))
+    );
+    // A ReplicationController without a selector selects its template's labels.
+    assert_eq!(
+        cluster.controllers[0].kind,
+        ControllerKind::ReplicationController
+    );
+    assert_eq!(
+        cluster.controllers[0].selector,
+        Selector::from_set(&labels(&[("app", "legacy")]))
+    );
+    assert!(loaded.workloads.is_empty());
+}
+
+#[test]
+fn unknown_kinds_are_skipped_with_a_warning() {
+    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}\ndata: {a: b}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n";
+    let loaded = load_text("mixed.yaml", text);
+    assert!(loaded.errors.is_empty());
+    assert_eq!(loaded.warnings.len(), 1);
+    let warning = &loaded.warnings[0];
+    assert_eq!(warning.file, "mixed.yaml");
+    assert_eq!(warning.document, Some(0));
+    assert_eq!(warning.object.as_deref(), Some("ConfigMap/default/cfg"));
+    assert!(warning.message.contains("ConfigMap"), "{}", warning.message);
+    assert_eq!(loaded.cluster.nodes.len(), 1);
+}
+
+#[test]
+fn json_input() {
+    let text = r#"{
+  "apiVersion": "v1",
+  "kind": "List",
+  "items": [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi"}}}
+  ]
+}
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "solo"}, "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": 1}}}]}}
+"#;
+    let loaded = load_text("-", text);
+    assert_clean(&loaded);
+    assert_eq!(loaded.cluster.nodes[0].allocatable["cpu"], 2000);
+    let pod = &loaded.workloads[0];
+    assert_eq!(
+        (pod.kind, pod.key(), pod.replicas),
+        (WorkloadKind::Pod, "Pod/default/solo".to_string(), 1)
+    );
+    assert_eq!(pod.origin.document, 1);
+    assert_eq!(pod.template.containers[0].requests["cpu"], 1000);
+    assert_eq!(pod.pods_to_create(&loaded.cluster)[0].name, "solo");
+    // A top-level JSON array is a sequence of objects.
+    let array = load_text(
+        "nodes.json",
+        r#"[{"kind": "Node", "metadata": {"name": "a"}}, {"kind": "Node", "metadata": {"name": "b"}}]"#,
+    );
+    assert_clean(&array);
+    assert_eq!(array.cluster.nodes.len(), 2);
+    let broken = load_text("broken.json", "{\"kind\": \"Node\",\n \"metadata\": }");
+    assert_eq!(
+        (broken.errors[0].line, broken.errors[0].column),
+        (Some(2), Some(14))
+    );
+}
+
+#[test]
+fn helm_comment_only_documents_are_skipped() {
+    let text = r#"---
+# Source: web/templates/serviceaccount.yaml
+# (disabled in values)
+---
+# Source: web/templates/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: release-web
+  labels: {helm.sh/chart: web-0.1.0}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app.kubernetes.io/name: web}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: web}}
+    spec: {containers: [{name: web, image: "nginx:1.27"}]}
+---
+
+"#;
+    let loaded = load_text("rendered.yaml", text);
+    assert_clean(&loaded);
+    assert_eq!(loaded.workloads.len(), 1);
+    assert_eq!(loaded.workloads[0].origin.document, 1);
+    assert_eq!(loaded.workloads[0].replicas, 2);
+}

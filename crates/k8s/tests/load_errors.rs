@@ -1,0 +1,276 @@
+//! Bad and hostile input: type errors with file, document, object, field and line; YAML syntax
+//! errors; size, count, depth and alias-expansion bounds; invalid objects rejected.
+
+mod common;
+
+use common::*;
+use spreadlab_k8s::{LoadOptions, Source, load, load_values};
+
+#[test]
+fn type_errors_report_path_document_and_object() {
+    let text = r#"apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: "x"
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: prod}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: c
+      - name: d
+        resources:
+          requests:
+            cpu: [1]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: quantity}
+spec:
+  selector: {matchLabels: {app: q}}
+  template:
+    metadata: {labels: {app: q}}
+    spec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}
+"#;
+    let loaded = load_text("app.yaml", text);
+    assert_eq!(loaded.cluster.nodes.len(), 1);
+    assert!(loaded.workloads.is_empty());
+    assert_eq!(loaded.errors.len(), 3, "{:#?}", loaded.errors);
+    assert_eq!(
+        loaded.errors[0].to_string(),
+        "app.yaml:9:3: document 1 (Deployment default/web): spec.replicas: invalid type: string \"x\", expected i32"
+    );
+    let deep = &loaded.errors[1];
+    assert_eq!(deep.document, Some(2));
+    assert_eq!(deep.object.as_deref(), Some("Deployment/prod/api"));
+    assert_eq!(
+        deep.path.as_deref(),
+        Some("spec.template.spec.containers[1].resources.requests.cpu")
+    );
+    // The field's own line and column (counted by hand in the text above), not the document's.
+    assert_eq!((deep.line, deep.column), (Some(28), Some(13)));
+    let quantity = &loaded.errors[2];
+    assert_eq!(
+        quantity.path.as_deref(),
+        Some("spec.template.spec.containers[0].resources.requests.cpu")
+    );
+    assert!(quantity.message.contains("lots"), "{}", quantity.message);
+    // In a flow mapping: the `cpu` key on the document's last line.
+    assert_eq!((quantity.line, quantity.column), (Some(37), Some(58)));
+}
+
+#[test]
+fn yaml_syntax_error_has_line_and_column_and_loading_goes_on() {
+    let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b\n labels: x\n---\napiVersion: v1\nkind: Node\nmetadata: {name: c}\n";
+    let loaded = load_text("nodes.yaml", text);
+    assert_eq!(
+        loaded
+            .cluster
+            .nodes
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect::<Vec<_>>(),
+        vec!["a", "c"]
+    );
+    assert_eq!(loaded.errors.len(), 1);
+    let error = &loaded.errors[0];
+    // The badly indented `labels` key: line 9, column 2 (1-based, in the whole file).
+    assert_eq!(
+        (
+            error.file.as_str(),
+            error.document,
+            error.line,
+            error.column
+        ),
+        ("nodes.yaml", Some(1), Some(9), Some(2))
+    );
+    assert!(
+        error.to_string().starts_with("nodes.yaml:9:2: document 1:"),
+        "{error}"
+    );
+}
+
+#[test]
+fn billion_laughs_is_rejected() {
+    let mut text = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for (name, previous) in [
+        ("b", "a"),
+        ("c", "b"),
+        ("d", "c"),
+        ("e", "d"),
+        ("f", "e"),
+        ("g", "f"),
+        ("h", "g"),
+        ("i", "h"),
+    ] {
+        text.push_str(&format!(
+            "  {name}: &{name} [{}]\n",
+            vec![format!("*{previous}"); 9].join(",")
+        ));
+    }
+    text.push_str("---\napiVersion: v1\nkind: Node\nmetadata: {name: n1}\n");
+    let loaded = load_text("lol.yaml", &text);
+    assert_eq!(loaded.errors.len(), 1);
+    assert_eq!(loaded.errors[0].document, Some(0));
+    assert_eq!(loaded.cluster.nodes.len(), 1);
+}
+
+#[test]
+fn limits_on_size_count_and_depth() {
+    let options = LoadOptions {
+        max_bytes: 10,
+        ..LoadOptions::default()
+    };
+    let loaded = load(
+        &[Source {
+            name: "big.yaml".into(),
+            text: "kind: Node\nmetadata: {name: n}\n".into(),
+        }],
+        &options,
+    );
+    assert_eq!(loaded.errors.len(), 1);
+    assert!(loaded.errors[0].message.contains("over the limit"));
+
+    let options = LoadOptions {
+        max_documents: 2,
+        ..LoadOptions::default()
+    };
+    let nodes: Vec<serde_json::Value> =
+        (0..5).map(|i| serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": format!("n{i}")}})).collect();
+    let loaded = load_values("fixture", nodes, &options);
+    assert_eq!(loaded.cluster.nodes.len(), 2);
+    assert_eq!(loaded.errors.len(), 1);
+    assert_eq!(loaded.errors[0].file, "fixture");
+
+    let mut deep = serde_json::json!("leaf");
+    for _ in 0..100 {
+        deep = serde_json::json!({"x": deep});
+    }
+    let value = serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "annotations": deep}});
+    let loaded = load_values("fixture", vec![value], &LoadOptions::default());
+    assert!(loaded.cluster.nodes.is_empty());
+    assert!(
+        loaded.errors[0].message.contains("deeper than 64"),
+        "{}",
+        loaded.errors[0].message
+    );
+}
+
+#[test]
+fn hostile_inputs_never_panic() {
+    let fixed = [
+        "",
+        "---",
+        "...",
+        "\u{feff}kind: Node\nmetadata: {name: n}",
+        "- - - -",
+        "{",
+        "[",
+        "[[[]]]",
+        "kind: List\nitems: 3",
+        "kind: PodList\nitems:\n- 1\n- null\n- {metadata: {name: p}, spec: {containers: 7}}",
+        "kind: [1]",
+        "kind: Node\nmetadata: {name: n}\nspec: {taints: [{effect: x}]}",
+        "*a",
+        "a: &a [*a]",
+        "%YAML 1.2\n%TAG ! tag:x,2000:\n--- !x\nkind: Pod",
+        "kind: Pod\nmetadata: !!binary aGVsbG8=",
+        "a: .nan\nb: .inf\nc: 1e400\nd: 99999999999999999999999999999999999999999",
+        "kind: Deployment\napiVersion: apps/v1beta1\nmetadata: {name: d}",
+        "kind: Deployment\nmetadata: {name: d}\nspec: {replicas: 2147483647, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}}}",
+        "kind: Job\nmetadata: {generateName: j-}\nspec: {completions: -5, template: {}}",
+        "kind: component\nrun: {kind: service, container: 5}",
+        "kind: component\nrun: 5",
+        "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: \"99999999999999999999999999999999Ei\"}}}]}",
+        "{\"kind\": \"Pod\"} {\"kind\":",
+        "<<: 5\nkind: Node",
+        "a: &x {b: 1}\n<<: [*x, 3]",
+    ];
+    for text in fixed {
+        let _ = load_text("hostile.yaml", text);
+    }
+    // Deterministic noise over YAML's punctuation.
+    let alphabet: Vec<char> = "ab:- \n{}[],&*!|>'\"#%@`?.0123456789kindNodePo"
+        .chars()
+        .collect();
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..3000 {
+        let mut text = String::new();
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let length = (state % 60) as usize;
+        for _ in 0..length {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            text.push(alphabet[(state % alphabet.len() as u64) as usize]);
+        }
+        let _ = load_text("noise.yaml", &text);
+    }
+}
+
+#[test]
+fn invalid_objects_are_rejected_with_their_field() {
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchFields: [{key: metadata.name, operator: In, values: [a, b]}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  selector: {matchLabels: {app: x}}
+  template:
+    metadata: {labels: {app: y}}
+    spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: q}
+spec:
+  containers: [{name: c}]
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Sometimes}
+---
+just a string
+"#;
+    let loaded = load_text("bad.yaml", text);
+    assert!(loaded.workloads.is_empty());
+    let paths: Vec<Option<&str>> = loaded.errors.iter().map(|e| e.path.as_deref()).collect();
+    assert_eq!(
+        paths,
+        vec![
+            Some(
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values"
+            ),
+            Some("spec.template.metadata.labels"),
+            Some("spec.topologySpreadConstraints[0].whenUnsatisfiable"),
+            None,
+        ]
+    );
+    assert_eq!(loaded.errors[3].document, Some(3));
+}
