@@ -10,7 +10,7 @@ mod commands;
 mod input;
 mod output;
 mod report;
-mod serve;
+
 mod table;
 
 use std::process::ExitCode;
@@ -290,7 +290,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(EXIT_INPUT_ERROR);
                 }
             };
-            let config = serve::Config {
+            let config = commands::serve::Config {
                 listen,
                 cert,
                 key,
@@ -302,7 +302,7 @@ fn main() -> ExitCode {
                 eval_timeout,
                 max_connections,
             };
-            match serve::run(&config) {
+            match commands::serve::run(&config) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(error) => {
                     eprintln!("error: {error}");

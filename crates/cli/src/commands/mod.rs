@@ -5,6 +5,7 @@ pub mod capacity;
 pub mod lint;
 pub mod risk;
 pub mod rollout;
+pub mod serve;
 pub mod simulate;
 pub mod stalemate;
 pub mod whatif;
