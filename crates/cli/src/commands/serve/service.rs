@@ -1,0 +1,406 @@
+//! The service behind `spreadlab serve`: the snapshot kept (reloaded when its files change) and
+//! the Kubewarden policy's decision on each request, in Gatekeeper's, AdmissionReview's and
+//! Kyverno's shapes.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use spreadlab_k8s::{LoadOptions, Source};
+use spreadlab_policy::decide::{Decision, decide};
+use spreadlab_policy::settings::Settings;
+use spreadlab_policy::snapshot::FixtureCluster;
+
+use super::*;
+
+/// The snapshot as last read, and what it was read from.
+struct Cached {
+    /// Modification time and length of every file when read.
+    stamps: Vec<(Option<SystemTime>, u64)>,
+    /// The objects.
+    cluster: Arc<FixtureCluster>,
+    /// Reload count (1 after the first read).
+    generation: u64,
+}
+
+/// The service: settings, snapshot files and the snapshot cache. Transport-free, so tests drive
+/// [`Service::handle`] directly as well as over TLS.
+pub struct Service {
+    files: Vec<PathBuf>,
+    settings: Settings,
+    cached: Mutex<Option<Cached>>,
+    /// Longest decision ([`Service::handle_within`]).
+    eval_timeout: Duration,
+    /// Decisions running (also those whose deadline passed), bounded by `max_decisions`.
+    running: AtomicUsize,
+    max_decisions: usize,
+}
+
+/// An HTTP answer: status and JSON body.
+pub type Answer = (u16, Value);
+
+impl Service {
+    /// A service over these snapshot files; reads them (and the settings) once to fail early.
+    pub fn new(files: Vec<PathBuf>, settings: Option<&PathBuf>) -> Result<Service, String> {
+        let settings = match settings {
+            None => Settings::default(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let values = spreadlab_k8s::read_documents(
+                    &Source {
+                        name: path.display().to_string(),
+                        text,
+                    },
+                    &LoadOptions::default(),
+                )
+                .map_err(|e| e.to_string())?;
+                let value = values.into_iter().next().unwrap_or(Value::Null);
+                Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
+            }
+        };
+        if files.is_empty() {
+            return Err(String::from("no snapshot file (--snapshot)"));
+        }
+        let service = Service {
+            files,
+            settings,
+            cached: Mutex::new(None),
+            eval_timeout: Duration::from_secs(3),
+            running: AtomicUsize::new(0),
+            max_decisions: 32,
+        };
+        service.cluster()?;
+        Ok(service)
+    }
+
+    fn stamps(&self) -> Vec<(Option<SystemTime>, u64)> {
+        self.files
+            .iter()
+            .map(|f| match std::fs::metadata(f) {
+                Ok(m) => (m.modified().ok(), m.len()),
+                Err(_) => (None, 0),
+            })
+            .collect()
+    }
+
+    /// The snapshot, re-read when a file's modification time or length changed. A snapshot
+    /// that no longer reads is an error (the last good one is not used silently).
+    fn cluster(&self) -> Result<(Arc<FixtureCluster>, u64), String> {
+        let stamps = self.stamps();
+        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cached.as_ref()
+            && c.stamps == stamps
+        {
+            return Ok((Arc::clone(&c.cluster), c.generation));
+        }
+        let mut objects = Vec::new();
+        for file in &self.files {
+            let text =
+                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let source = Source {
+                name: file.display().to_string(),
+                text,
+            };
+            objects.extend(
+                spreadlab_k8s::read_documents(&source, &LoadOptions::default())
+                    .map_err(|e| e.to_string())?,
+            );
+        }
+        let generation = cached.as_ref().map_or(0, |c| c.generation) + 1;
+        let cluster = Arc::new(FixtureCluster::new(objects));
+        *cached = Some(Cached {
+            stamps,
+            cluster: Arc::clone(&cluster),
+            generation,
+        });
+        Ok((cluster, generation))
+    }
+
+    /// The same service with these decision bounds: each decision at most `eval_timeout`, at
+    /// most `max_decisions` running at once (those past their deadline included).
+    pub fn with_bounds(mut self, eval_timeout: Duration, max_decisions: usize) -> Service {
+        self.eval_timeout = eval_timeout;
+        self.max_decisions = max_decisions.max(1);
+        self
+    }
+
+    /// Answers one request within the decision deadline: the decision runs on its own thread,
+    /// and past `eval_timeout` the answer is an error (503 on `/validate`, a `systemError` on
+    /// `/gatekeeper`, which Gatekeeper reports as a violation) while the decision finishes in the
+    /// background, still counted as running. The engine is pure and has no cancellation point,
+    /// so it cannot be stopped, only no longer waited for.
+    pub fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Vec<u8>) -> Answer {
+        if method != "POST" {
+            return self.handle(method, path, &body);
+        }
+        if self.running.fetch_add(1, Ordering::SeqCst) >= self.max_decisions {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            return (503, json!({"error": "too many decisions running; retry"}));
+        }
+        let (send, receive) = mpsc::sync_channel(1);
+        let (service, method_owned, path_owned) =
+            (Arc::clone(self), method.to_owned(), path.to_owned());
+        let spawned = std::thread::Builder::new()
+            .name(String::from("spreadlab-decide"))
+            .spawn(move || {
+                let answer = service.handle(&method_owned, &path_owned, &body);
+                service.running.fetch_sub(1, Ordering::SeqCst);
+                let _ = send.send(answer);
+            });
+        if let Err(error) = spawned {
+            self.running.fetch_sub(1, Ordering::SeqCst);
+            return (
+                503,
+                json!({"error": format!("cannot start the decision: {error}")}),
+            );
+        }
+        match receive.recv_timeout(self.eval_timeout) {
+            Ok(answer) => answer,
+            Err(_) => {
+                let error = format!(
+                    "the decision took longer than {} ms (--eval-timeout)",
+                    self.eval_timeout.as_millis()
+                );
+                if path.split('?').next() == Some("/gatekeeper") {
+                    (
+                        200,
+                        json!({
+                            "apiVersion": PROVIDER_API_VERSION,
+                            "kind": "ProviderResponse",
+                            "response": {"idempotent": true, "items": [], "systemError": error},
+                        }),
+                    )
+                } else {
+                    (503, json!({"error": error}))
+                }
+            }
+        }
+    }
+
+    /// Answers one request.
+    pub fn handle(&self, method: &str, path: &str, body: &[u8]) -> Answer {
+        let path = path.split('?').next().unwrap_or(path);
+        match (method, path) {
+            ("GET", "/healthz") => match self.cluster() {
+                Ok((cluster, generation)) => (
+                    200,
+                    json!({
+                        "status": "ok",
+                        "snapshot": {
+                            "files": self.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+                            "objects": cluster.objects.len(),
+                            "generation": generation,
+                        },
+                    }),
+                ),
+                Err(error) => (503, json!({"status": "error", "error": error})),
+            },
+            ("POST", "/gatekeeper") => self.gatekeeper(body),
+            ("POST", "/validate") => self.validate(body),
+            (_, "/healthz" | "/gatekeeper" | "/validate") => (
+                405,
+                json!({"error": format!("{method} is not allowed on {path}")}),
+            ),
+            _ => (404, json!({"error": format!("no endpoint {path}")})),
+        }
+    }
+
+    fn gatekeeper(&self, body: &[u8]) -> Answer {
+        let response = |items: Vec<Value>, system_error: String| {
+            json!({
+                "apiVersion": PROVIDER_API_VERSION,
+                "kind": "ProviderResponse",
+                "response": {"idempotent": true, "items": items, "systemError": system_error},
+            })
+        };
+        let request: Value = match serde_json::from_slice(body) {
+            Ok(request) => request,
+            Err(e) => return (400, response(Vec::new(), format!("body is not JSON: {e}"))),
+        };
+        if request.get("kind").and_then(Value::as_str) != Some("ProviderRequest") {
+            return (
+                400,
+                response(Vec::new(), String::from("kind: must be ProviderRequest")),
+            );
+        }
+        let Some(keys) = request.pointer("/request/keys").and_then(Value::as_array) else {
+            return (
+                400,
+                response(
+                    Vec::new(),
+                    String::from("request.keys: missing or not an array"),
+                ),
+            );
+        };
+        let cluster = match self.cluster() {
+            Ok((cluster, _)) => cluster,
+            Err(error) => return (200, response(Vec::new(), format!("snapshot: {error}"))),
+        };
+        let items = keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| {
+                let answer = key
+                    .as_str()
+                    .ok_or_else(|| format!("request.keys[{i}]: not a string"))
+                    .and_then(|text| {
+                        serde_json::from_str::<Value>(text)
+                            .map_err(|e| format!("request.keys[{i}]: not JSON: {e}"))
+                    })
+                    .map(|value| {
+                        let request = key_request(value);
+                        verdict(&decide(&request, &self.settings, cluster.as_ref()))
+                    });
+                match answer {
+                    Ok(value) => json!({"key": key, "value": value, "error": ""}),
+                    Err(error) => json!({"key": key, "value": Value::Null, "error": error}),
+                }
+            })
+            .collect();
+        (200, response(items, String::new()))
+    }
+
+    fn validate(&self, body: &[u8]) -> Answer {
+        let body: Value = match serde_json::from_slice(body) {
+            Ok(body) => body,
+            Err(e) => return (400, json!({"error": format!("body is not JSON: {e}")})),
+        };
+        let cluster = match self.cluster() {
+            Ok((cluster, _)) => cluster,
+            Err(error) => return (503, json!({"error": format!("snapshot: {error}")})),
+        };
+        if let Some(request) = body.get("request") {
+            // An AdmissionReview.
+            let decision = decide(request, &self.settings, cluster.as_ref());
+            let verdict = verdict(&decision);
+            let mut response = json!({
+                "uid": request.get("uid").cloned().unwrap_or(Value::from("")),
+                "allowed": verdict["allowed"],
+            });
+            if let Some(message) = verdict["message"].as_str() {
+                response["status"] = json!({"code": 400, "message": message});
+            }
+            if !verdict["warnings"].as_array().is_none_or(Vec::is_empty) {
+                response["warnings"] = verdict["warnings"].clone();
+            }
+            if let Decision::Mutate { object, .. } = &decision {
+                response["patchType"] = Value::from("JSONPatch");
+                response["patch"] = Value::from(whole_object_patch(object));
+            }
+            return (
+                200,
+                json!({
+                    "apiVersion": "admission.k8s.io/v1",
+                    "kind": "AdmissionReview",
+                    "response": response,
+                }),
+            );
+        }
+        let Some(object) = body.get("object").cloned() else {
+            return (
+                400,
+                json!({"error": "body: neither an AdmissionReview (`request`) nor `object`"}),
+            );
+        };
+        // Kyverno's what-if policy sends `request.operation`, `request.namespace` and
+        // `oldObject` (null on CREATE): an UPDATE is judged as one (its old revision's pods
+        // replaced), never as a CREATE.
+        let operation = match body.get("operation") {
+            None | Some(Value::Null) => String::from("CREATE"),
+            Some(Value::String(operation)) if operation.is_empty() => String::from("CREATE"),
+            Some(Value::String(operation)) => operation.clone(),
+            Some(_) => return (400, json!({"error": "operation: not a string"})),
+        };
+        let namespace = match body.get("namespace") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(namespace)) => Some(namespace.clone()).filter(|n| !n.is_empty()),
+            Some(_) => return (400, json!({"error": "namespace: not a string"})),
+        };
+        let mut request = admission_request(object, body.get("oldObject").cloned(), &operation);
+        if let Some(namespace) = namespace {
+            request["namespace"] = Value::from(namespace);
+        }
+        (
+            200,
+            verdict(&decide(&request, &self.settings, cluster.as_ref())),
+        )
+    }
+}
+
+/// An AdmissionRequest for an object (kind and group from its `apiVersion` and `kind`).
+pub(super) fn admission_request(
+    object: Value,
+    old_object: Option<Value>,
+    operation: &str,
+) -> Value {
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let kind = object.get("kind").cloned().unwrap_or(Value::Null);
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .cloned()
+        .unwrap_or(Value::Null);
+    json!({
+        "uid": "spreadlab-serve",
+        "kind": {"group": group, "version": version, "kind": kind},
+        "operation": operation,
+        "namespace": namespace,
+        "object": object,
+        "oldObject": old_object,
+    })
+}
+
+/// The AdmissionRequest of one Gatekeeper key: a key with an `object` is an AdmissionRequest
+/// (what `policies/gatekeeper/whatif/template.yaml` sends: `input.review`'s kind, operation,
+/// namespace, name, object and oldObject), anything else the bare object (a CREATE). Gatekeeper's
+/// audit and `gator` review stored objects with no operation: those are judged as a CREATE, as
+/// is a request with no `kind` (taken from the object then).
+pub(super) fn key_request(value: Value) -> Value {
+    if value.get("object").is_none() {
+        return admission_request(value, None, "CREATE");
+    }
+    let mut request = value;
+    let object = request.get("object").cloned().unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut request {
+        if map
+            .get("operation")
+            .is_none_or(|o| o.is_null() || o.as_str() == Some(""))
+        {
+            map.insert("operation".into(), Value::from("CREATE"));
+        }
+        if map.get("kind").is_none_or(Value::is_null) {
+            let derived = admission_request(object, None, "CREATE");
+            map.insert("kind".into(), derived["kind"].clone());
+        }
+        if map.get("namespace").is_some_and(|n| n.as_str() == Some("")) {
+            map.remove("namespace");
+        }
+    }
+    request
+}
+
+/// `{"allowed", "message", "warnings"}` of a decision (a mutation is allowed).
+pub(super) fn verdict(decision: &Decision) -> Value {
+    match decision {
+        Decision::Accept { warnings } | Decision::Mutate { warnings, .. } => {
+            json!({"allowed": true, "message": Value::Null, "warnings": warnings})
+        }
+        Decision::Reject { message } => {
+            json!({"allowed": false, "message": message, "warnings": []})
+        }
+    }
+}
+
+/// A base64 JSON patch replacing the whole object (AdmissionReview's `patch`).
+pub(super) fn whole_object_patch(object: &Value) -> String {
+    let patch = json!([{"op": "replace", "path": "", "value": object}]);
+    base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&patch).unwrap_or_default())
+}
