@@ -300,3 +300,19 @@ fn the_framework_reaches_plugins_only_through_the_registry() {
         }
     }
 }
+
+/// Components never import the root component (`app.rs` imports them): what they share with it
+/// lives in `handles.rs`, `state.rs`, the view-models and `browser.rs`.
+#[test]
+fn components_do_not_import_the_root_component() {
+    let found: Vec<String> = sources("crates/playground/src/components")
+        .into_iter()
+        .filter(|(_, text)| text.contains("crate::app"))
+        .map(|(file, _)| file)
+        .collect();
+    assert!(
+        found.is_empty(),
+        "playground components import crate::app (a cycle): move what they need to handles.rs, \
+         state.rs or a view-model: {found:?}"
+    );
+}

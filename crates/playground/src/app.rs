@@ -1,23 +1,23 @@
-//! The root component and the browser edges: URL hash, localStorage, file export/import, the
-//! debounced re-simulation and its timing. Components below only render and dispatch.
+//! The root component: the state, the debounced re-simulation and its timing, the panels. The
+//! page itself (storage, address bar, files, clock) is reached through `browser`; components
+//! below only render and dispatch.
 
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use wasm_bindgen::JsCast;
-use wasm_bindgen::closure::Closure;
-use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+use crate::browser::{self, now_ms};
 
 use crate::components::{cluster::ClusterView, editor::Editor, explain::ExplainPanel};
 use crate::components::{lessons::LessonsPanel, whatif::WhatIfPanel};
+use crate::handles::{Shared, import_file};
 use crate::model::{self, Analysis};
 use crate::share;
 use crate::state::{Action, Panel, State};
 
-/// localStorage key of the last text.
-pub const STORAGE_KEY: &str = "spreadlab.playground.text";
 /// Quiet time after the last keystroke before re-simulating (at least; see [`debounce`]).
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
@@ -28,40 +28,17 @@ pub fn debounce(last_sim_ms: f64) -> Duration {
     adaptive.max(DEBOUNCE)
 }
 
-/// The current analysis, compared by identity (a new simulation is a new value).
-#[derive(Clone)]
-pub struct Shared(pub Rc<Analysis>);
-
-impl PartialEq for Shared {
-    fn eq(&self, other: &Shared) -> bool {
-        Rc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-/// The reducer handle every component dispatches through.
-pub type Dispatch = UseReducerDispatcher<State>;
-
-/// Milliseconds from the page clock (0 where there is none, e.g. native tests).
-pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
-
 /// The state to start from: a shared link, else the last session's text, else the first example.
 fn initial_state() -> State {
     let mut state = State::default();
-    let Some(window) = web_sys::window() else {
-        return state;
-    };
-    let hash = window.location().hash().unwrap_or_default();
+    let hash = browser::location_hash();
     if hash.starts_with(share::HASH_PREFIX) {
         // The link is adopted as the current text: saved at once and removed from the address
         // bar, so a reload after later edits shows the edits, not the link again.
-        clear_hash();
+        browser::clear_hash();
         match share::decode(&hash) {
             Ok(text) => {
-                persist(&text);
+                browser::persist(&text);
                 state.text = text;
                 state.example = None;
                 state.notice = Some("Loaded the shared scenario.".into());
@@ -70,13 +47,7 @@ fn initial_state() -> State {
             Err(error) => state.notice = Some(error.to_string()),
         }
     }
-    if let Some(text) = window
-        .local_storage()
-        .ok()
-        .flatten()
-        .and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())
-        .filter(|text| !text.trim().is_empty())
-    {
+    if let Some(text) = browser::stored_text() {
         state.text = text;
         state.example = None;
     }
@@ -87,85 +58,6 @@ fn simulate(text: &str) -> (Rc<Analysis>, f64) {
     let started = now_ms();
     let analysis = model::analyse(text);
     (Rc::new(analysis), now_ms() - started)
-}
-
-/// Saves the text to localStorage.
-fn persist(text: &str) {
-    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
-        let _ = storage.set_item(STORAGE_KEY, text);
-    }
-}
-
-/// Removes the `#s=...` hash from the address bar (history.replaceState: no reload, no
-/// hashchange event, no new history entry).
-fn clear_hash() {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let location = window.location();
-    let url = format!(
-        "{}{}",
-        location.pathname().unwrap_or_default(),
-        location.search().unwrap_or_default()
-    );
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
-}
-
-/// The link that reproduces `text` (shown in the share box; the address bar is left alone, so
-/// a reload keeps the saved text rather than going back to the link).
-fn share_link(text: &str) -> Option<String> {
-    let window = web_sys::window()?;
-    let location = window.location();
-    let hash = share::encode(text);
-    Some(format!(
-        "{}{}{}{hash}",
-        location.origin().ok()?,
-        location.pathname().unwrap_or_default(),
-        location.search().unwrap_or_default()
-    ))
-}
-
-/// Downloads `text` as `scenario.yaml`.
-fn export(text: &str) {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/yaml");
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
-        return;
-    };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
-        return;
-    };
-    if let Ok(element) = document.create_element("a")
-        && let Ok(anchor) = element.dyn_into::<web_sys::HtmlAnchorElement>()
-    {
-        anchor.set_href(&url);
-        anchor.set_download("scenario.yaml");
-        anchor.click();
-    }
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
-
-/// Reads a dropped or chosen file into the editor.
-pub fn import_file(file: web_sys::File, dispatch: Dispatch) {
-    wasm_bindgen_futures::spawn_local(async move {
-        match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-            Ok(value) => {
-                if let Some(text) = value.as_string() {
-                    dispatch.dispatch(Action::ReplaceText(text));
-                    dispatch.dispatch(Action::Notice(Some(format!("Imported {}", file.name()))));
-                }
-            }
-            Err(_) => {
-                dispatch.dispatch(Action::Notice(Some(format!("Cannot read {}", file.name()))))
-            }
-        }
-    });
 }
 
 /// The playground.
@@ -215,7 +107,7 @@ pub fn app() -> Html {
                     analysis.set(Shared(result));
                     sim_ms.set(elapsed);
                     busy.set(false);
-                    persist(&text);
+                    browser::persist(&text);
                 });
             }
         });
@@ -225,35 +117,16 @@ pub fn app() -> Html {
         // A share link pasted into this tab's address bar (only the hash changes: no reload).
         let dispatch = state.dispatcher();
         use_effect_with((), move |_| {
-            let listener = web_sys::window().map(|window| {
-                let closure = Closure::<dyn Fn()>::new(move || {
-                    let hash = web_sys::window()
-                        .and_then(|w| w.location().hash().ok())
-                        .unwrap_or_default();
-                    if hash.starts_with(share::HASH_PREFIX) {
-                        clear_hash();
-                        match share::decode(&hash) {
-                            Ok(text) => dispatch.dispatch(Action::ReplaceText(text)),
-                            Err(error) => {
-                                dispatch.dispatch(Action::Notice(Some(error.to_string())))
-                            }
-                        }
+            let listener = browser::on_hash_change(move |hash| {
+                if hash.starts_with(share::HASH_PREFIX) {
+                    browser::clear_hash();
+                    match share::decode(&hash) {
+                        Ok(text) => dispatch.dispatch(Action::ReplaceText(text)),
+                        Err(error) => dispatch.dispatch(Action::Notice(Some(error.to_string()))),
                     }
-                });
-                let _ = window.add_event_listener_with_callback(
-                    "hashchange",
-                    closure.as_ref().unchecked_ref(),
-                );
-                (window, closure)
-            });
-            move || {
-                if let Some((window, closure)) = listener {
-                    let _ = window.remove_event_listener_with_callback(
-                        "hashchange",
-                        closure.as_ref().unchecked_ref(),
-                    );
                 }
-            }
+            });
+            move || drop(listener)
         });
     }
 
@@ -264,7 +137,7 @@ pub fn app() -> Html {
         let share_url = share_url.clone();
         let dispatch = dispatch.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Some(link) = share_link(&text) {
+            if let Some(link) = browser::link_with_hash(&share::encode(&text)) {
                 share_url.set(Some((revision, link)));
                 dispatch.dispatch(Action::Notice(Some(
                     "The link below reproduces this scenario.".into(),
@@ -274,7 +147,9 @@ pub fn app() -> Html {
     };
     let on_export = {
         let text = state.text.clone();
-        Callback::from(move |_: MouseEvent| export(&text))
+        Callback::from(move |_: MouseEvent| {
+            browser::download(&text, "scenario.yaml", "application/yaml")
+        })
     };
     let on_import = {
         let dispatch = dispatch.clone();
@@ -312,13 +187,7 @@ pub fn app() -> Html {
             };
             event.prevent_default();
             dispatch.dispatch(Action::ShowPanel(next));
-            if let Some(tab) = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id(tab_id(next)))
-                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-            {
-                let _ = tab.focus();
-            }
+            browser::focus(tab_id(next));
         })
     };
     let current = analysis.0.clone();
@@ -428,12 +297,6 @@ impl CloneInner for UseStateHandle<Shared> {
     fn clone_inner(&self) -> Shared {
         (**self).clone()
     }
-}
-
-/// Reads the text of a textarea event.
-pub fn textarea_value(event: &InputEvent) -> String {
-    let area: HtmlTextAreaElement = event.target_unchecked_into();
-    area.value()
 }
 
 #[cfg(test)]

@@ -7,9 +7,11 @@
 //! every verdict and number comes from the engine's report or analyses.
 
 pub mod app;
+pub mod browser;
 pub mod components;
 pub mod edit;
 pub mod examples;
+pub mod handles;
 pub mod lessons;
 pub mod model;
 pub mod share;

@@ -6,7 +6,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::workload_class;
-use crate::app::{Dispatch, Shared};
+use crate::handles::Dispatch;
+use crate::handles::Shared;
 use crate::model::{
     self, CHIPS_PER_NODE, GROUP_NODES_SHOWN, LEGEND_SHOWN, NodeGroup, NodeView, PENDING_SHOWN,
     PodChip, Usage, format_bytes, format_cpu,

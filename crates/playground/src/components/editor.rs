@@ -6,8 +6,10 @@
 use web_sys::{DragEvent, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::app::{Dispatch, Shared, import_file, textarea_value};
+use crate::browser::textarea_value;
 use crate::examples::EXAMPLES;
+use crate::handles::Shared;
+use crate::handles::{Dispatch, import_file};
 use crate::model::Issue;
 use crate::state::Action;
 

@@ -9,8 +9,9 @@ use spreadlab_engine::{Code, PluginName};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::app::{Dispatch, Shared};
 use crate::edit::{self, Field};
+use crate::handles::Dispatch;
+use crate::handles::Shared;
 use crate::model::{self, Analysis, CHART_DOMAINS, FilterStep};
 use crate::state::Action;
 

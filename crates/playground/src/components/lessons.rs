@@ -3,7 +3,7 @@
 
 use yew::prelude::*;
 
-use crate::app::{Dispatch, Shared};
+use crate::handles::{Dispatch, Shared};
 use crate::lessons::{self, LESSONS, LessonStatus};
 use crate::state::{Action, LessonProgress};
 

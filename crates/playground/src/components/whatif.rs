@@ -12,7 +12,8 @@ use spreadlab_engine::analysis::tie_break;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::app::{Dispatch, Shared, now_ms};
+use crate::browser::now_ms;
+use crate::handles::{Dispatch, Shared};
 use crate::state::{Action, FailMode, FailTarget, WhatIfView};
 use crate::whatif;
 
