@@ -9,6 +9,7 @@
 //! `ValidationResponse`; the cluster comes from the host's Kubernetes capability
 //! ([`host::HostCluster`]) in the module and from fixtures in tests.
 
+mod checks;
 pub mod decide;
 #[cfg(feature = "kubewarden")]
 pub mod host;
