@@ -10,8 +10,9 @@ use alloc::vec::Vec;
 
 use super::names::PluginName;
 use super::profile::Profile;
+use super::snapshot::Snapshot;
 use super::status::Status;
-use super::types::{PodInfo, Snapshot};
+use super::types::PodInfo;
 
 /// Whether a plugin's Filter verdict and raw Score depend only on the pod and the node's own state
 /// (its labels, taints, allocatable and the pods on it), not on other nodes.

@@ -6,6 +6,7 @@ pub mod fit_error;
 pub mod names;
 pub mod profile;
 pub mod runtime;
+pub mod snapshot;
 pub mod status;
 #[cfg(test)]
 pub mod testing;
@@ -18,8 +19,6 @@ pub use runtime::{
     CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, add_pod, remove_pod, run_filter,
     run_filter_with_nominated_pods, run_pre_filter, run_score,
 };
+pub use snapshot::{NominatedPod, Snapshot, SnapshotWarning, TopologyIndex};
 pub use status::{Code, Reasons, Status};
-pub use types::{
-    AffinityTerm, NodeInfo, NominatedPod, PodId, PodInfo, Snapshot, SnapshotWarning, TopologyIndex,
-    WeightedAffinityTerm, pod_requests,
-};
+pub use types::{AffinityTerm, NodeInfo, PodId, PodInfo, WeightedAffinityTerm, pod_requests};

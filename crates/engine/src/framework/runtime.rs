@@ -12,8 +12,9 @@ use core::cell::RefMut;
 use super::cache::{NODE_LOCAL_SCORES, NodeLocalCache, is_node_local};
 use super::names::PluginName;
 use super::profile::Profile;
+use super::snapshot::Snapshot;
 use super::status::{Code, Status};
-use super::types::{NodeInfo, PodId, PodInfo, Snapshot};
+use super::types::{NodeInfo, PodId, PodInfo};
 pub use crate::plugins::registry::CycleState;
 use crate::plugins::registry::{self, Scored};
 

@@ -1,0 +1,371 @@
+//! The snapshot: the scheduler's view of the cluster at one moment, updated in place as pods
+//! bind (`pkg/scheduler/backend/cache/snapshot.go`, v1.35): node infos, pods in an arena,
+//! topology indexes, nominated pods, namespaces, Services, controllers and PDBs.
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+
+use crate::model::{
+    Cluster, Controller, Labels, Node, Pod, PodDisruptionBudget, Selector, Service,
+};
+
+use super::types::*;
+
+/// The scheduler's view of the cluster at one moment (`cache.Snapshot`), updated in place as pods bind.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Nodes, in input order.
+    pub nodes: Vec<NodeInfo>,
+    /// Node name to index.
+    pub node_index: BTreeMap<String, usize>,
+    /// Pod arena; `None` for pods removed from the cluster.
+    pub pods: Vec<Option<PodInfo>>,
+    /// Node index of every pod in the arena.
+    pub pod_node: Vec<usize>,
+    /// Namespace labels by name.
+    pub namespaces: BTreeMap<String, Labels>,
+    /// Services.
+    pub services: Vec<Service>,
+    /// ReplicaSets, StatefulSets, ReplicationControllers.
+    pub controllers: Vec<Controller>,
+    /// PodDisruptionBudgets.
+    pub pdbs: Vec<PodDisruptionBudget>,
+    /// How many nodes list each image name (ImageLocality's spread factor).
+    pub image_num_nodes: BTreeMap<String, usize>,
+    /// Number of nodes that hold at least one pod with pod (anti-)affinity.
+    pub n_nodes_with_affinity_pods: usize,
+    /// Number of nodes that hold at least one pod with required anti-affinity.
+    pub n_nodes_with_required_anti_affinity_pods: usize,
+    /// Per namespace and selector: how many non-terminating pods on each node match
+    /// (`countPodsMatchSelector`), kept up to date on bind and removal.
+    match_counts: RefCell<BTreeMap<String, BTreeMap<Selector, Vec<u32>>>>,
+    /// Topology indexes by key, built on first use (node labels do not change during a simulation).
+    topology_indexes: RefCell<BTreeMap<String, Rc<TopologyIndex>>>,
+    /// Per node: bumped whenever a pod arrives on or leaves the node.
+    pub node_generation: Vec<u64>,
+    /// Node-local plugin results for the pod signature last scheduled (see `cache::NodeLocalCache`).
+    pub(crate) node_local_cache: RefCell<super::cache::NodeLocalCache>,
+    /// Pods left Pending with a nominated node (the scheduling queue's `PodNominator`), in the
+    /// order they were nominated; later pods' Filter counts them (`RunFilterPluginsWithNominatedPods`).
+    pub nominated: Vec<NominatedPod>,
+}
+
+/// A Pending pod nominated to a node by preemption (`status.nominatedNodeName`).
+#[derive(Clone, Debug)]
+pub struct NominatedPod {
+    /// The arena id reserved for the pod: Filter adds it to its node under this id for the
+    /// duration of one check, and takes it off again.
+    pub id: PodId,
+    /// The nominated node (snapshot index).
+    pub node: usize,
+    /// The pod.
+    pub info: PodInfo,
+}
+
+/// The values of one topology key across the nodes, resolved once per snapshot: plugins work with
+/// value indexes instead of comparing label strings per node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopologyIndex {
+    /// Distinct values, in the order nodes first carry them.
+    pub values: Vec<String>,
+    /// Per node (snapshot index): index into `values`, or [`TopologyIndex::NO_VALUE`] without the key.
+    pub node_value: Vec<u32>,
+}
+
+impl TopologyIndex {
+    /// A node without the key.
+    pub const NO_VALUE: u32 = u32::MAX;
+
+    fn build(nodes: &[NodeInfo], key: &str) -> TopologyIndex {
+        let mut values: Vec<String> = Vec::new();
+        let mut lookup: BTreeMap<&str, u32> = BTreeMap::new();
+        let node_value = nodes
+            .iter()
+            .map(|node| match node.node.labels.get(key) {
+                None => TopologyIndex::NO_VALUE,
+                Some(value) => *lookup.entry(value.as_str()).or_insert_with(|| {
+                    values.push(value.clone());
+                    (values.len() - 1) as u32
+                }),
+            })
+            .collect();
+        TopologyIndex { values, node_value }
+    }
+}
+
+/// How many (namespace, selector) count vectors the snapshot keeps before starting afresh.
+const MATCH_COUNT_CACHE_LIMIT: usize = 256;
+
+/// Pods in the input that the snapshot could not place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SnapshotWarning {
+    /// A bound pod names a node that is not in the cluster; the scheduler cache keeps such pods
+    /// on a phantom node that no pod can be scheduled to, so they are left out.
+    PodOnUnknownNode {
+        /// `namespace/name`.
+        pod: String,
+        /// The missing node.
+        node: String,
+    },
+}
+
+impl Snapshot {
+    /// Builds the snapshot. Terminal pods (`Succeeded`/`Failed`) are dropped as the scheduler's informer
+    /// drops them; unbound pods are ignored (they are what gets scheduled).
+    pub fn new(cluster: &Cluster) -> (Snapshot, Vec<SnapshotWarning>) {
+        let mut snapshot = Snapshot {
+            nodes: Vec::with_capacity(cluster.nodes.len()),
+            node_index: BTreeMap::new(),
+            pods: Vec::with_capacity(cluster.pods.len()),
+            pod_node: Vec::with_capacity(cluster.pods.len()),
+            namespaces: cluster
+                .namespaces
+                .iter()
+                .map(|n| (n.name.clone(), n.labels.clone()))
+                .collect(),
+            services: cluster.services.clone(),
+            controllers: cluster.controllers.clone(),
+            pdbs: cluster.pdbs.clone(),
+            image_num_nodes: BTreeMap::new(),
+            n_nodes_with_affinity_pods: 0,
+            n_nodes_with_required_anti_affinity_pods: 0,
+            match_counts: RefCell::new(BTreeMap::new()),
+            topology_indexes: RefCell::new(BTreeMap::new()),
+            node_generation: Vec::with_capacity(cluster.nodes.len()),
+            node_local_cache: RefCell::new(super::cache::NodeLocalCache::default()),
+            nominated: Vec::new(),
+        };
+        for node in &cluster.nodes {
+            snapshot.add_node(node.clone());
+        }
+        let mut warnings = Vec::new();
+        for pod in &cluster.pods {
+            if pod.phase.is_terminal() {
+                continue;
+            }
+            let Some(node_name) = pod.node_name.as_deref() else {
+                continue;
+            };
+            match snapshot.node_index.get(node_name) {
+                Some(&node) => {
+                    snapshot.bind(PodInfo::new(pod.clone()), node);
+                }
+                None => warnings.push(SnapshotWarning::PodOnUnknownNode {
+                    pod: pod.key(),
+                    node: String::from(node_name),
+                }),
+            }
+        }
+        (snapshot, warnings)
+    }
+
+    /// Adds a node (no pods).
+    pub fn add_node(&mut self, node: Node) {
+        self.match_counts.get_mut().clear();
+        self.topology_indexes.get_mut().clear();
+        let mut seen = BTreeSet::new();
+        for image in &node.images {
+            for name in &image.names {
+                if seen.insert(name.clone()) {
+                    *self.image_num_nodes.entry(name.clone()).or_insert(0) += 1;
+                }
+            }
+        }
+        self.node_index.insert(node.name.clone(), self.nodes.len());
+        self.nodes.push(NodeInfo::new(node));
+        self.node_generation.push(0);
+    }
+
+    /// Number of nodes.
+    pub fn num_nodes(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// A live pod by id.
+    pub fn pod(&self, id: PodId) -> &PodInfo {
+        self.pods[id]
+            .as_ref()
+            .expect("pod ids in node infos are live")
+    }
+
+    /// Binds a pod to a node (the scheduler's assume step) and returns its id.
+    pub fn bind(&mut self, mut info: PodInfo, node: usize) -> PodId {
+        info.pod.node_name = Some(self.nodes[node].node.name.clone());
+        let id = self.pods.len();
+        self.pods.push(None);
+        self.pod_node.push(node);
+        self.restore(id, info);
+        id
+    }
+
+    fn update_match_counts(&mut self, pod: &Pod, node: usize, delta: i32) {
+        if pod.terminating {
+            return;
+        }
+        if let Some(by_selector) = self.match_counts.get_mut().get_mut(&pod.namespace) {
+            for (selector, counts) in by_selector.iter_mut() {
+                if selector.matches(&pod.labels) {
+                    counts[node] = counts[node].wrapping_add_signed(delta);
+                }
+            }
+        }
+    }
+
+    /// Calls `f` with the number of pods on each node (by node index) that are in `namespace`, not
+    /// terminating and matched by `selector` (`countPodsMatchSelector`, including its rule that an
+    /// empty selector counts nothing). Counts are cached and updated as pods bind and leave.
+    pub fn with_match_counts<R>(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        f: impl FnOnce(&[u32]) -> R,
+    ) -> R {
+        if selector.is_empty() {
+            let zeros = alloc::vec![0u32; self.nodes.len()];
+            return f(&zeros);
+        }
+        {
+            let cache = self.match_counts.borrow();
+            if let Some(counts) = cache.get(namespace).and_then(|m| m.get(selector)) {
+                return f(counts);
+            }
+        }
+        let mut counts = alloc::vec![0u32; self.nodes.len()];
+        for (index, node) in self.nodes.iter().enumerate() {
+            for id in &node.pods {
+                let pod = &self.pod(*id).pod;
+                if !pod.terminating && pod.namespace == namespace && selector.matches(&pod.labels) {
+                    counts[index] += 1;
+                }
+            }
+        }
+        let result = f(&counts);
+        let mut cache = self.match_counts.borrow_mut();
+        if cache.values().map(BTreeMap::len).sum::<usize>() >= MATCH_COUNT_CACHE_LIMIT {
+            cache.clear();
+        }
+        cache
+            .entry(String::from(namespace))
+            .or_default()
+            .insert(selector.clone(), counts);
+        result
+    }
+
+    /// Removes a pod from the cluster (deleted, evicted or preempted) and returns it.
+    pub fn remove(&mut self, id: PodId) -> Option<PodInfo> {
+        let info = self.pods.get_mut(id)?.take()?;
+        let node = self.pod_node[id];
+        self.update_match_counts(&info.pod, node, -1);
+        self.node_generation[node] += 1;
+        let node_info = &mut self.nodes[node];
+        let had_affinity = !node_info.pods_with_affinity.is_empty();
+        let had_anti = !node_info.pods_with_required_anti_affinity.is_empty();
+        node_info.remove_pod(id, &info);
+        if had_affinity && node_info.pods_with_affinity.is_empty() {
+            self.n_nodes_with_affinity_pods -= 1;
+        }
+        if had_anti && node_info.pods_with_required_anti_affinity.is_empty() {
+            self.n_nodes_with_required_anti_affinity_pods -= 1;
+        }
+        Some(info)
+    }
+
+    /// Takes a pod off its node for a dry run, keeping its id and node for [`Snapshot::restore`].
+    pub fn detach(&mut self, id: PodId) -> PodInfo {
+        self.remove(id).expect("detach takes a live pod")
+    }
+
+    /// Puts a detached pod back on the node it was on.
+    pub fn restore(&mut self, id: PodId, info: PodInfo) {
+        let node = self.pod_node[id];
+        self.update_match_counts(&info.pod, node, 1);
+        self.node_generation[node] += 1;
+        let node_info = &mut self.nodes[node];
+        let had_affinity = !node_info.pods_with_affinity.is_empty();
+        let had_anti = !node_info.pods_with_required_anti_affinity.is_empty();
+        node_info.add_pod(id, &info);
+        if !had_affinity && !node_info.pods_with_affinity.is_empty() {
+            self.n_nodes_with_affinity_pods += 1;
+        }
+        if !had_anti && !node_info.pods_with_required_anti_affinity.is_empty() {
+            self.n_nodes_with_required_anti_affinity_pods += 1;
+        }
+        self.pods[id] = Some(info);
+    }
+
+    /// Marks a bound pod as terminating (its deletion started): it keeps its resources and ports
+    /// on the node until [`Snapshot::remove`]d, but no longer counts for spreading or affinity.
+    pub fn set_terminating(&mut self, id: PodId) {
+        if self.pods.get(id).is_some_and(Option::is_some) {
+            let mut info = self.detach(id);
+            info.pod.terminating = true;
+            self.restore(id, info);
+        }
+    }
+
+    /// Records `info` as Pending and nominated to `node` (`PodNominator.AddNominatedPod`), replacing
+    /// an earlier nomination of the same pod.
+    pub fn nominate(&mut self, info: PodInfo, node: usize) {
+        self.clear_nomination(&info.pod.namespace, &info.pod.name);
+        let id = self.pods.len();
+        self.pods.push(None);
+        self.pod_node.push(node);
+        self.nominated.push(NominatedPod { id, node, info });
+    }
+
+    /// Forgets a pod's nomination (`DeleteNominatedPodIfExists`), if any.
+    pub fn clear_nomination(&mut self, namespace: &str, name: &str) {
+        self.nominated
+            .retain(|n| n.info.pod.namespace != namespace || n.info.pod.name != name);
+    }
+
+    /// Indexes into [`Snapshot::nominated`] of the pods nominated to `node` that `pod` must yield to:
+    /// priority at least the pod's, and not the pod itself (`addGENominatedPods`).
+    pub fn nominated_for(&self, pod: &PodInfo, node: usize) -> Vec<usize> {
+        if self.nominated.is_empty() {
+            return Vec::new();
+        }
+        self.nominated
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| {
+                n.node == node
+                    && n.info.pod.priority >= pod.pod.priority
+                    && (n.info.pod.namespace != pod.pod.namespace
+                        || n.info.pod.name != pod.pod.name)
+            })
+            .map(|(index, _)| index)
+            .collect()
+    }
+
+    /// Forgets the node-local plugin results kept for the last pod signature (they are exact, so
+    /// this never changes a decision; tests use it to check exactly that).
+    pub fn clear_node_local_cache(&self) {
+        *self.node_local_cache.borrow_mut() = super::cache::NodeLocalCache::default();
+    }
+
+    /// The values of a topology key on every node (cached).
+    pub fn topology_index(&self, key: &str) -> Rc<TopologyIndex> {
+        if let Some(index) = self.topology_indexes.borrow().get(key) {
+            return Rc::clone(index);
+        }
+        let index = Rc::new(TopologyIndex::build(&self.nodes, key));
+        self.topology_indexes
+            .borrow_mut()
+            .insert(String::from(key), Rc::clone(&index));
+        index
+    }
+
+    /// Live pods on a node.
+    pub fn pods_on(&self, node: usize) -> impl Iterator<Item = &PodInfo> + '_ {
+        self.nodes[node].pods.iter().map(move |id| self.pod(*id))
+    }
+
+    /// The labels of a namespace, if the Namespace object is known.
+    pub fn namespace_labels(&self, namespace: &str) -> Option<&Labels> {
+        self.namespaces.get(namespace)
+    }
+}
