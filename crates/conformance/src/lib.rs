@@ -5,8 +5,10 @@
 //! Each case runs only the plugin under test, through the same framework runner the scheduler
 //! uses, exactly as the upstream Go test drives that plugin.
 
+pub mod compare;
 pub mod differential;
 pub mod generate;
+pub mod oracle;
 pub mod scenarios;
 pub mod shrink;
 pub mod synthetic;

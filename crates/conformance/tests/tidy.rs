@@ -185,20 +185,12 @@ fn ui_components_compute_no_scheduling_logic() {
     );
 }
 
-/// Files above the line limit today, with their non-test line counts: each may only shrink,
-/// and leaves the list once under the limit. Split a file by what it holds (one room each).
-const OVER_LIMIT: &[(&str, usize)] = &[
-    ("crates/conformance/src/differential.rs", 713),
-    ("crates/conformance/src/scenarios.rs", 657),
-];
-
 /// No non-test source file over 600 lines (unit tests at the end of a file do not count; a
 /// file's `tests/` and benches do not either).
 #[test]
 fn no_source_file_over_600_lines() {
     const LIMIT: usize = 600;
     let mut problems = Vec::new();
-    let mut seen = Vec::new();
     let mut dirs: Vec<String> = std::fs::read_dir(repo().join("crates"))
         .unwrap()
         .flatten()
@@ -215,29 +207,11 @@ fn no_source_file_over_600_lines() {
                 continue;
             }
             let lines = non_test(&text).lines().count();
-            match OVER_LIMIT.iter().find(|(f, _)| *f == file) {
-                Some((_, recorded)) => {
-                    seen.push(file.clone());
-                    if lines > *recorded {
-                        problems.push(format!(
-                            "{file}: {lines} lines, grew past its recorded {recorded}: split it"
-                        ));
-                    } else if lines <= LIMIT {
-                        problems.push(format!(
-                            "{file}: {lines} lines, now within {LIMIT}: remove it from OVER_LIMIT"
-                        ));
-                    }
-                }
-                None if lines > LIMIT => problems.push(format!(
+            if lines > LIMIT {
+                problems.push(format!(
                     "{file}: {lines} non-test lines (limit {LIMIT}): split it by what it holds"
-                )),
-                None => {}
+                ));
             }
-        }
-    }
-    for (file, _) in OVER_LIMIT {
-        if !seen.iter().any(|s| s == file) {
-            problems.push(format!("{file}: listed in OVER_LIMIT but gone: remove it"));
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");
