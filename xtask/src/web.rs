@@ -43,7 +43,9 @@ pub fn web(args: &[String]) -> Result<(), String> {
 fn build(root: &Path, args: &WebArgs) -> Result<(), String> {
     let started = Instant::now();
     let profile = if args.dev { "dev" } else { "web-release" };
-    let status = Command::new(env!("CARGO"))
+    // The cargo that runs `cargo xtask` (set at run time), not the path this binary was built with.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
         .current_dir(root)
         .args([
             "build",
