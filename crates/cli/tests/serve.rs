@@ -228,6 +228,9 @@ fn plain_endpoint_accepts_what_fits_and_reloads_the_snapshot() {
 
     let (_, health) = request(&server, "GET", "/healthz", b"");
     assert_eq!(health["snapshot"]["generation"], 1);
+    // The snapshot's files are counted, their paths not shown.
+    assert_eq!(health["snapshot"]["files"], 1, "{health}");
+    assert!(!health.to_string().contains("snapshot.yaml"), "{health}");
     let objects = health["snapshot"]["objects"].as_u64().unwrap();
     // Empty the snapshot: the next request re-reads it and nothing fits any more.
     std::fs::write(

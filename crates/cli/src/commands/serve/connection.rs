@@ -142,30 +142,7 @@ pub(super) fn read_request(
             Ok(httparse::Status::Complete(head_len)) => {
                 let method = request.method.unwrap_or("").to_owned();
                 let path = request.path.unwrap_or("").to_owned();
-                let length = request
-                    .headers
-                    .iter()
-                    .find(|h| h.name.eq_ignore_ascii_case("content-length"))
-                    .map(|h| {
-                        std::str::from_utf8(h.value)
-                            .ok()
-                            .and_then(|v| v.trim().parse::<usize>().ok())
-                            .ok_or_else(|| {
-                                Some((400, json!({"error": "Content-Length is not a number"})))
-                            })
-                    })
-                    .transpose()?
-                    .unwrap_or(0);
-                if request
-                    .headers
-                    .iter()
-                    .any(|h| h.name.eq_ignore_ascii_case("transfer-encoding"))
-                {
-                    return Err(Some((
-                        411,
-                        json!({"error": "send a Content-Length (chunked bodies are not read)"}),
-                    )));
-                }
+                let length = body_length(request.headers)?;
                 if length > max_body {
                     return Err(Some((
                         413,
@@ -194,6 +171,39 @@ pub(super) fn read_request(
             return Err(None);
         }
         buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// The body's length from the head, refusing ambiguous framing as RFC 9112 §6.3 requires of a
+/// server (a proxy in front could otherwise read the message differently): `Transfer-Encoding`
+/// with `Content-Length` (400), more than one `Content-Length` (400, even with equal values),
+/// a value that is not only digits (`+2`, `-1`, `2 2`, `0x10`: 400), and `Transfer-Encoding`
+/// alone (411: chunked bodies are not read). No `Content-Length`: an empty body.
+pub(super) fn body_length(headers: &[httparse::Header<'_>]) -> Result<usize, Option<Answer>> {
+    let lengths: Vec<&[u8]> = headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("content-length"))
+        .map(|h| h.value)
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|h| h.name.eq_ignore_ascii_case("transfer-encoding"));
+    let refuse = |status: u16, error: &str| Err(Some((status, json!({ "error": error }))));
+    match (lengths.as_slice(), chunked) {
+        ([_, ..], true) => refuse(400, "Content-Length and Transfer-Encoding together"),
+        ([], true) => refuse(411, "send a Content-Length (chunked bodies are not read)"),
+        ([], false) => Ok(0),
+        ([_, _, ..], false) => refuse(400, "more than one Content-Length"),
+        ([value], false) => {
+            let value = value.trim_ascii();
+            if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+                return refuse(400, "Content-Length is not a number");
+            }
+            std::str::from_utf8(value)
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+                .map_or_else(|| refuse(413, "Content-Length is too large"), Ok)
+        }
     }
 }
 

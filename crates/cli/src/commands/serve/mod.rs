@@ -185,7 +185,38 @@ mod tests {
         long.extend(std::iter::repeat_n(b'a', 20_000));
         let answer = read_request(&mut &long[..], 10).unwrap_err().unwrap();
         assert_eq!(answer.0, 431);
-        let ok = b"POST /validate HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}".to_vec();
+        // Ambiguous framing is refused (RFC 9112 §6.3): two lengths, equal or not, a sign, a
+        // length beside Transfer-Encoding; Transfer-Encoding alone asks for a length.
+        for (head, status) in [
+            (
+                &b"POST /v HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"[..],
+                400,
+            ),
+            (
+                b"POST /v HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}",
+                400,
+            ),
+            (b"POST /v HTTP/1.1\r\nContent-Length: +2\r\n\r\n{}", 400),
+            (b"POST /v HTTP/1.1\r\nContent-Length: -1\r\n\r\n{}", 400),
+            (b"POST /v HTTP/1.1\r\nContent-Length: 2 2\r\n\r\n{}", 400),
+            (b"POST /v HTTP/1.1\r\nContent-Length:\r\n\r\n{}", 400),
+            (
+                b"POST /v HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
+                400,
+            ),
+            (
+                b"POST /v HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+                411,
+            ),
+            (
+                b"POST /v HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n{}",
+                413,
+            ),
+        ] {
+            let answer = read_request(&mut &head[..], 10).unwrap_err().unwrap();
+            assert_eq!(answer.0, status, "{}", String::from_utf8_lossy(head));
+        }
+        let ok = b"POST /validate HTTP/1.1\r\nContent-Length:  2 \r\n\r\n{}".to_vec();
         let (method, path, body) = read_request(&mut &ok[..], 10).unwrap();
         assert_eq!(
             (method.as_str(), path.as_str(), &body[..]),
