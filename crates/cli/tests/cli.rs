@@ -529,9 +529,30 @@ fn capacity_counts_extra_replicas_and_the_limit() {
     assert_eq!(web["rejections"]["NodeResourcesFit"], 1);
     assert_eq!(web["hpaMaxReplicas"], 12);
     assert_eq!(web["reachesHpaMax"], false);
-    let (_, table) = run(&["capacity", &file, "--workload", "web", "--max", "3"]);
+    // Stopped by --max 3 at 2 + 3 replicas, short of 12: the search limit, not "unreachable",
+    // and no failing exit code for it.
+    let (code, table) = run(&["capacity", &file, "--workload", "web", "--max", "3"]);
     assert!(table.contains("at least 3 more fit"), "{table}");
-    assert!(table.contains("maxReplicas 12"), "{table}");
+    assert!(
+        table.contains(
+            "maxReplicas 12: not decided: the search limit (--max) was reached at 5 replicas"
+        ),
+        "{table}"
+    );
+    assert!(!table.contains("NOT reachable"), "{table}");
+    assert_eq!(code, EXIT_PLACED);
+    let (_, json) = run(&[
+        "capacity",
+        &file,
+        "--workload",
+        "web",
+        "--max",
+        "3",
+        "-o",
+        "json",
+    ]);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(view[0]["reachesHpaMax"], Value::Null);
 }
 
 /// `risk`: every run is counted once per distribution.

@@ -84,6 +84,15 @@ fn render(views: &[CapacityReport]) -> String {
                 "  (the real scheduler would place it by preempting lower-priority pods)"
             );
         }
+        if let Some(max) = v.hpa_max_replicas
+            && v.search_stopped_before_hpa_max()
+        {
+            let _ = writeln!(
+                out,
+                "  HorizontalPodAutoscaler maxReplicas {max}: not decided: the search limit (--max) was reached at {} replicas",
+                v.running + v.additional
+            );
+        }
         if let (Some(max), Some(reaches)) = (v.hpa_max_replicas, v.reaches_hpa_max()) {
             let _ = writeln!(
                 out,

@@ -78,10 +78,27 @@ pub struct CapacityReport {
 }
 
 impl CapacityReport {
-    /// Whether the workload can scale to its HPA's `maxReplicas` (`None` without an HPA).
+    /// Whether the workload can scale to its HPA's `maxReplicas`: `None` without an HPA, and
+    /// `None` when the search stopped at its bound before reaching it (undecided, not
+    /// unreachable: see [`CapacityReport::search_stopped_before_hpa_max`]).
     pub fn reaches_hpa_max(&self) -> Option<bool> {
-        self.hpa_max_replicas
-            .map(|max| self.pending == 0 && self.running + self.additional >= max)
+        let max = self.hpa_max_replicas?;
+        if self.pending > 0 {
+            return Some(false);
+        }
+        if self.running + self.additional >= max {
+            Some(true)
+        } else if self.bounded {
+            None
+        } else {
+            Some(false)
+        }
+    }
+
+    /// Whether an HPA's `maxReplicas` was not decided because the search stopped at its bound
+    /// (`--max`) first.
+    pub fn search_stopped_before_hpa_max(&self) -> bool {
+        self.hpa_max_replicas.is_some() && self.pending == 0 && self.reaches_hpa_max().is_none()
     }
 }
 
@@ -249,5 +266,19 @@ mod tests {
         let bounded = capacity(&settled, 0, 3, &options);
         assert!(bounded.bounded);
         assert_eq!(bounded.additional, 3);
+
+        // An HPA maximum beyond the search bound is undecided, not unreachable: 2 running + 3
+        // found before the bound of 3 stops the search, short of 20.
+        let mut scaled = workload(1000, false, 2);
+        scaled.hpa_max_replicas = Some(20);
+        let settled = testing::settled(&cluster, &[scaled], &options);
+        let stopped = capacity(&settled, 0, 3, &options);
+        assert_eq!((stopped.bounded, stopped.additional), (true, 3));
+        assert_eq!(stopped.reaches_hpa_max(), None);
+        assert!(stopped.search_stopped_before_hpa_max());
+        // Within the bound the verdict stands: 12 fit in all (the first case), short of 20.
+        let searched = capacity(&settled, 0, 1000, &options);
+        assert_eq!(searched.reaches_hpa_max(), Some(false));
+        assert!(!searched.search_stopped_before_hpa_max());
     }
 }
