@@ -274,3 +274,46 @@ just a string
     );
     assert_eq!(loaded.errors[3].document, Some(3));
 }
+
+/// Negative quantities in a pod's resources are refused as the API server refuses them
+/// (`ValidateNonnegativeQuantity`, pkg/apis/core/validation: "must be greater than or equal to
+/// 0"): container requests and limits, pod-level resources and overhead. Before, a pod requesting
+/// `-100m` CPU was placed and freed room on its node for another pod.
+#[test]
+fn negative_resource_quantities_are_rejected() {
+    let pod = |resources: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n  - name: c\n    resources: {resources}\n"
+        )
+    };
+    for (resources, path, value) in [
+        (
+            "{requests: {cpu: -100m}}",
+            "spec.containers[0].resources.requests.cpu",
+            "-100m",
+        ),
+        (
+            "{limits: {memory: -1Gi}}",
+            "spec.containers[0].resources.limits.memory",
+            "-1Gi",
+        ),
+    ] {
+        let loaded = load_text("neg.yaml", &pod(resources));
+        assert!(loaded.workloads.is_empty(), "{resources}");
+        assert_eq!(loaded.errors.len(), 1, "{resources}: {:?}", loaded.errors);
+        let error = &loaded.errors[0];
+        assert_eq!(error.path.as_deref(), Some(path));
+        assert_eq!(
+            error.message,
+            format!("Invalid value: \"{value}\": must be greater than or equal to 0")
+        );
+    }
+    let overhead = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  overhead: {cpu: -1}\n  containers: [{name: c}]\n";
+    let loaded = load_text("neg.yaml", overhead);
+    assert_eq!(
+        loaded.errors.first().and_then(|e| e.path.as_deref()),
+        Some("spec.overhead.cpu")
+    );
+    // Zero is allowed.
+    assert_clean(&load_text("zero.yaml", &pod("{requests: {cpu: \"0\"}}")));
+}

@@ -40,6 +40,30 @@ pub(crate) fn resource_list(
     Ok(parsed)
 }
 
+/// A pod's resource list (container requests and limits, pod-level resources, overhead):
+/// [`resource_list`], refusing a negative quantity as the API server does
+/// (`ValidateResourceQuantityValue` → `ValidateNonnegativeQuantity`,
+/// pkg/apis/core/validation/validation.go). A negative request would otherwise free room on a
+/// node for other pods.
+pub(crate) fn pod_resource_list(
+    list: Option<&BTreeMap<String, ApiQuantity>>,
+    path: &str,
+) -> Result<ResourceList, ConvertError> {
+    let parsed = resource_list(list, path)?;
+    for (name, quantity) in list.into_iter().flatten() {
+        if parsed.get(name).is_some_and(|amount| *amount < 0) {
+            return Err(ConvertError::new(
+                format!("{path}.{name}"),
+                format!(
+                    "Invalid value: {:?}: must be greater than or equal to 0",
+                    quantity.0
+                ),
+            ));
+        }
+    }
+    Ok(parsed)
+}
+
 /// `metadata.labels`, empty when absent.
 pub(crate) fn labels(metadata: &ObjectMeta) -> Labels {
     metadata.labels.clone().unwrap_or_default()

@@ -10,7 +10,7 @@ use spreadlab_engine::model::{
 };
 
 use super::selector::{label_selector, label_selector_error, node_selector_term};
-use super::{controller_owner, labels, namespace_or, resource_list, unsupported};
+use super::{controller_owner, labels, namespace_or, pod_resource_list, unsupported};
 use crate::error::ConvertError;
 
 /// The selector parse errors kept in a converted pod (terms the API server's validation rejects),
@@ -152,8 +152,8 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
         start_time: status
             .and_then(|s| s.start_time.as_ref())
             .map(|time| time.0.as_second()),
-        overhead: resource_list(spec.overhead.as_ref(), "spec.overhead")?,
-        pod_requests: resource_list(
+        overhead: pod_resource_list(spec.overhead.as_ref(), "spec.overhead")?,
+        pod_requests: pod_resource_list(
             spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
             "spec.resources.requests",
         )?,
@@ -243,11 +243,11 @@ pub(crate) fn convert_container(
     Ok(Container {
         name: container.name.clone(),
         image: container.image.clone(),
-        requests: resource_list(
+        requests: pod_resource_list(
             resources.and_then(|r| r.requests.as_ref()),
             &format!("{path}.resources.requests"),
         )?,
-        limits: resource_list(
+        limits: pod_resource_list(
             resources.and_then(|r| r.limits.as_ref()),
             &format!("{path}.resources.limits"),
         )?,
