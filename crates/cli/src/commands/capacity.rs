@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use spreadlab_engine::analysis::{capacity, settle};
 use spreadlab_engine::scheduler::Options;
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use spreadlab_engine::analysis::capacity::{CapacityReport, Limit};
@@ -65,10 +64,7 @@ fn render(views: &[CapacityReport]) -> String {
             let _ = writeln!(
                 out,
                 "  limited by {limit} ({})",
-                v.rejections
-                    .iter()
-                    .map(|(p, n)| (p.as_str(), n))
-                    .collect::<BTreeMap<_, _>>()
+                v.rejections_by_name()
                     .iter()
                     .map(|(p, n)| format!("{p} rejects {n} nodes"))
                     .collect::<Vec<_>>()

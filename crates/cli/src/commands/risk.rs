@@ -67,8 +67,8 @@ fn render(views: &[&RiskReport]) -> String {
         let _ = writeln!(
             out,
             "  losing one node takes out more than half the replicas in {:.1}% of runs; one zone in {:.1}%",
-            share(v, v.node_loss_over_half),
-            share(v, v.zone_loss_over_half)
+            v.share_of_runs(v.node_loss_over_half),
+            v.share_of_runs(v.zone_loss_over_half)
         );
         if v.runs_with_pending > 0 {
             let _ = writeln!(
@@ -82,13 +82,4 @@ fn render(views: &[&RiskReport]) -> String {
         "note: the real scheduler also scores only a sample of the feasible nodes when the cluster has 100 nodes or more; that adds variation not counted here\n",
     );
     out
-}
-
-/// The share of runs, in percent, that `count` is.
-fn share(report: &RiskReport, count: usize) -> f64 {
-    if report.runs == 0 {
-        0.0
-    } else {
-        (count as f64) * 100.0 / report.runs as f64
-    }
 }

@@ -115,11 +115,6 @@ fn render(views: &[RolloutReport]) -> String {
             );
         }
         if let Some((with_pod_template_hash, m)) = &v.match_label_keys {
-            let final_zones = m
-                .steps
-                .last()
-                .map(|s| s.new.zones.clone())
-                .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "  {} matchLabelKeys [pod-template-hash]: {}, at least {} available, new pods per zone {}",
@@ -134,7 +129,7 @@ fn render(views: &[RolloutReport]) -> String {
                     format!("stalls at step {}", m.stalled_at_step.unwrap_or(0))
                 },
                 m.min_available,
-                zones(&final_zones)
+                zones(&m.final_zones())
             );
         }
         for a in &v.alternatives {

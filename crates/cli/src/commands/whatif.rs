@@ -234,7 +234,7 @@ fn render(view: &WhatIf) -> String {
         let _ = writeln!(
             out,
             "losing any one {} ({} nodes):",
-            kind(sweep),
+            sweep.kind.as_str(),
             if sweep.mode == FailureMode::Removed {
                 "removed"
             } else {
@@ -246,7 +246,7 @@ fn render(view: &WhatIf) -> String {
                 out,
                 "  {}: survives the loss of any one {} with at least {}% of {} replicas running after rescheduling (worst: {}, {} running; {} right after the failure)",
                 s.workload,
-                kind(sweep),
+                sweep.kind.as_str(),
                 s.percent_after(),
                 s.desired,
                 s.worst
@@ -274,12 +274,4 @@ struct WhatIf {
     failures: Vec<FailureReport>,
     /// One entry per sweep asked for (`--fail-each`).
     sweeps: Vec<Sweep>,
-}
-
-/// `zone` or `node`.
-fn kind(sweep: &Sweep) -> &'static str {
-    match sweep.kind {
-        spreadlab_engine::analysis::failure::DomainKind::Zone => "zone",
-        spreadlab_engine::analysis::failure::DomainKind::Node => "node",
-    }
 }

@@ -95,6 +95,14 @@ impl CapacityReport {
         }
     }
 
+    /// [`CapacityReport::rejections`] keyed by plugin name, in name order (as reports show them).
+    pub fn rejections_by_name(&self) -> BTreeMap<&'static str, usize> {
+        self.rejections
+            .iter()
+            .map(|(plugin, count)| (plugin.as_str(), *count))
+            .collect()
+    }
+
     /// Whether an HPA's `maxReplicas` was not decided because the search stopped at its bound
     /// (`--max`) first.
     pub fn search_stopped_before_hpa_max(&self) -> bool {

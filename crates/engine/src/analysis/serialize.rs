@@ -12,7 +12,7 @@ use serde::ser::{Serialize, SerializeStruct, Serializer};
 
 use super::capacity::CapacityReport;
 use super::failure::{
-    DomainKind, DrainImpact, FailureReport, PdbImpact, Replacement, Survival, Sweep, WorkloadImpact,
+    DrainImpact, FailureReport, PdbImpact, Replacement, Survival, Sweep, WorkloadImpact,
 };
 use super::percent;
 use super::rollout::{
@@ -161,13 +161,7 @@ impl Serialize for Survival {
 impl Serialize for Sweep {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut s = serializer.serialize_struct("Sweep", 4)?;
-        s.serialize_field(
-            "kind",
-            match self.kind {
-                DomainKind::Zone => "zone",
-                DomainKind::Node => "node",
-            },
-        )?;
+        s.serialize_field("kind", self.kind.as_str())?;
         s.serialize_field("mode", self.mode.as_str())?;
         s.serialize_field("survival", &self.survival)?;
         s.serialize_field("failures", &self.reports)?;
@@ -177,11 +171,6 @@ impl Serialize for Sweep {
 
 impl Serialize for CapacityReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let rejections: BTreeMap<&str, usize> = self
-            .rejections
-            .iter()
-            .map(|(plugin, count)| (plugin.as_str(), *count))
-            .collect();
         let mut s = serializer.serialize_struct("CapacityReport", 13)?;
         s.serialize_field("workload", &self.workload)?;
         s.serialize_field("desired", &self.desired)?;
@@ -191,7 +180,7 @@ impl Serialize for CapacityReport {
         s.serialize_field("perZone", &self.per_zone)?;
         s.serialize_field("bounded", &self.bounded)?;
         s.serialize_field("limit", &self.limit.map(|l| l.as_str()))?;
-        s.serialize_field("rejections", &rejections)?;
+        s.serialize_field("rejections", &self.rejections_by_name())?;
         s.serialize_field("message", &self.message)?;
         s.serialize_field("wouldPreempt", &self.would_preempt)?;
         s.serialize_field("hpaMaxReplicas", &self.hpa_max_replicas)?;
@@ -202,21 +191,20 @@ impl Serialize for CapacityReport {
 
 impl Serialize for RiskReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let share = |n: usize| {
-            if self.runs == 0 {
-                0.0
-            } else {
-                (n as f64) * 100.0 / self.runs as f64
-            }
-        };
         let mut s = serializer.serialize_struct("RiskReport", 8)?;
         s.serialize_field("workload", &self.workload)?;
         s.serialize_field("desired", &self.desired)?;
         s.serialize_field("runs", &self.runs)?;
         s.serialize_field("maxPerNode", &self.max_per_node)?;
         s.serialize_field("maxPerZone", &self.max_per_zone)?;
-        s.serialize_field("nodeLossOverHalfPercent", &share(self.node_loss_over_half))?;
-        s.serialize_field("zoneLossOverHalfPercent", &share(self.zone_loss_over_half))?;
+        s.serialize_field(
+            "nodeLossOverHalfPercent",
+            &self.share_of_runs(self.node_loss_over_half),
+        )?;
+        s.serialize_field(
+            "zoneLossOverHalfPercent",
+            &self.share_of_runs(self.zone_loss_over_half),
+        )?;
         s.serialize_field("runsWithPending", &self.runs_with_pending)?;
         s.end()
     }
@@ -293,18 +281,13 @@ struct MatchLabelKeys<'a> {
 impl Serialize for MatchLabelKeys<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let o = self.outcome;
-        let final_zones = o
-            .steps
-            .last()
-            .map(|step| step.new.zones.clone())
-            .unwrap_or_default();
         let mut s = serializer.serialize_struct("MatchLabelKeys", 6)?;
         s.serialize_field("withPodTemplateHash", &self.with_pod_template_hash)?;
         s.serialize_field("completed", &o.completed)?;
         s.serialize_field("stalledAtStep", &o.stalled_at_step)?;
         s.serialize_field("minAvailable", &o.min_available)?;
         s.serialize_field("reason", &o.reason)?;
-        s.serialize_field("finalZones", &final_zones)?;
+        s.serialize_field("finalZones", &o.final_zones())?;
         s.end()
     }
 }

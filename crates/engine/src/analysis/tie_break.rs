@@ -36,6 +36,17 @@ pub struct RiskReport {
     pub runs_with_pending: usize,
 }
 
+impl RiskReport {
+    /// `count` runs as a share of all runs, in percent (0 without runs).
+    pub fn share_of_runs(&self, count: usize) -> f64 {
+        if self.runs == 0 {
+            0.0
+        } else {
+            (count as f64) * 100.0 / self.runs as f64
+        }
+    }
+}
+
 /// Settles the scenario with `runs` seeded tie-break sequences (seeds `0..runs`): each run is a
 /// placement of its own, so this starts from the scenario, not from a settled one.
 pub fn tie_break_risk(scenario: &Scenario, runs: usize, options: &Options) -> Vec<RiskReport> {

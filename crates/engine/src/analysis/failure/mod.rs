@@ -476,6 +476,16 @@ pub enum DomainKind {
     Node,
 }
 
+impl DomainKind {
+    /// `zone` or `node`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DomainKind::Zone => "zone",
+            DomainKind::Node => "node",
+        }
+    }
+}
+
 /// One workload's survival over a sweep: the N+1 verdict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Survival {

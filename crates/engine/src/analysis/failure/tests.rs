@@ -14,8 +14,11 @@ fn spread_setup() -> (Cluster, Vec<Workload>) {
         .iter()
         .map(|z| node(&alloc::format!("node-{z}"), &[(LABEL_ZONE, z)]))
         .collect();
-    let mut template = with_cpu(pod("", &[("app", "web")], None), 0);
-    template.containers[0].requests.clear();
+    let mut template = pod("", &[("app", "web")], None);
+    template.containers.push(crate::model::Container {
+        name: "c".into(),
+        ..Default::default()
+    });
     template
         .topology_spread_constraints
         .push(zone_spread(app("web")));

@@ -124,6 +124,16 @@ pub struct RolloutOutcome {
     pub spread: Vec<SpreadCheck>,
 }
 
+impl RolloutOutcome {
+    /// The new revision's running pods per zone at the last step (empty without steps).
+    pub fn final_zones(&self) -> BTreeMap<String, usize> {
+        self.steps
+            .last()
+            .map(|step| step.new.zones.clone())
+            .unwrap_or_default()
+    }
+}
+
 /// An alternative tried when the rollout stalls, verified by simulating it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alternative {
