@@ -279,8 +279,9 @@ fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expecte
 
 /// Upstream's Go tests build some objects the API server would reject (Services and ReplicaSets
 /// without names, ReplicaSets without a pod template). The conversion crate validates like the API
-/// server, so the runner completes such objects with fields the scheduler never reads: a name, and
-/// template labels that satisfy the selector.
+/// server, so the runner completes such objects with fields the scheduler never reads: a name,
+/// template labels that satisfy the selector, and a `containerPort` (required by the API server;
+/// NodePorts reads only `hostPort`, `hostIP` and `protocol`) equal to the port's `hostPort`.
 fn complete_objects(mut objects: Vec<Value>) -> Vec<Value> {
     for (index, object) in objects.iter_mut().enumerate() {
         let kind = object["kind"]
@@ -315,6 +316,14 @@ fn complete_objects(mut objects: Vec<Value>) -> Vec<Value> {
             }
             object["spec"]["template"] =
                 serde_json::json!({"metadata": {"labels": labels}, "spec": {"containers": []}});
+        }
+        for list in ["containers", "initContainers"] {
+            let containers = object["spec"][list].as_array_mut().into_iter().flatten();
+            for port in containers.flat_map(|c| c["ports"].as_array_mut().into_iter().flatten()) {
+                if port["containerPort"].as_i64().unwrap_or(0) == 0 {
+                    port["containerPort"] = port["hostPort"].clone();
+                }
+            }
         }
     }
     objects

@@ -210,3 +210,96 @@ fn stateful_set_max_unavailable_is_read_and_validated() {
         );
     }
 }
+
+/// The other fields the engine reads, as the API server validates them: container ports
+/// (`validateContainerPorts`: `IsValidPortNum`, protocol), node allocatable
+/// (`ValidateNode`: `ValidateNonnegativeQuantity`) and PriorityClass values
+/// (`ValidatePriorityClass`: user classes up to 1,000,000,000, `system-` names reserved). Each
+/// is an input error naming its field; before, each was read and changed answers (a port
+/// 70000 blocked nothing, a node with -4 cpu, a user class out-ranking system pods).
+#[test]
+fn ports_allocatable_and_priority_classes_are_validated() {
+    let pod = |ports: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, image: x, ports: [{ports}]}}]}}\n"
+        )
+    };
+    for (ports, path, message) in [
+        (
+            "{containerPort: 70000}",
+            "spec.containers[0].ports[0].containerPort",
+            "Invalid value: 70000: must be between 1 and 65535, inclusive",
+        ),
+        (
+            "{containerPort: 0}",
+            "spec.containers[0].ports[0].containerPort",
+            "Required value",
+        ),
+        (
+            "{containerPort: 80, hostPort: -1}",
+            "spec.containers[0].ports[0].hostPort",
+            "Invalid value: -1: must be between 1 and 65535, inclusive",
+        ),
+        (
+            "{containerPort: 80, protocol: HTTP}",
+            "spec.containers[0].ports[0].protocol",
+            "Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\"",
+        ),
+    ] {
+        let loaded = load_text("pod.yaml", &pod(ports));
+        assert_eq!(loaded.workloads.len(), 0, "{ports}");
+        let error = &loaded.errors[0];
+        assert_eq!(error.path.as_deref(), Some(path), "{ports}: {error}");
+        assert!(error.message.contains(message), "{ports}: {error}");
+    }
+    let fine = load_text(
+        "pod.yaml",
+        &pod("{containerPort: 80, hostPort: 8080, protocol: UDP}"),
+    );
+    assert!(fine.errors.is_empty(), "{:?}", fine.errors);
+
+    let node = load_text(
+        "node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"-4\", pods: \"110\"}}\n",
+    );
+    assert!(node.cluster.nodes.is_empty());
+    assert_eq!(
+        node.errors[0].path.as_deref(),
+        Some("status.allocatable.cpu")
+    );
+    assert!(
+        node.errors[0]
+            .message
+            .contains("Invalid value: \"-4\": must be greater than or equal to 0"),
+        "{}",
+        node.errors[0]
+    );
+
+    let classes = load_text(
+        "classes.yaml",
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: too-big}\nvalue: 2000000001\n---\n\
+         apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-mine}\nvalue: 5\n---\n\
+         apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: system-node-critical}\nvalue: 2000001000\n---\n\
+         apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: top}\nvalue: 1000000000\n",
+    );
+    let errors: Vec<(Option<&str>, &str)> = classes
+        .errors
+        .iter()
+        .map(|e| (e.path.as_deref(), e.message.as_str()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (
+                Some("value"),
+                "Forbidden: maximum allowed value of a user defined priority is 1000000000"
+            ),
+            (
+                Some("metadata.name"),
+                "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"
+            ),
+        ]
+    );
+    assert_eq!(classes.priority_of_class(Some("top")), Some(1_000_000_000));
+    assert_eq!(classes.priority_of_class(Some("too-big")), None);
+}

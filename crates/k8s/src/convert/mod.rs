@@ -40,12 +40,12 @@ pub(crate) fn resource_list(
     Ok(parsed)
 }
 
-/// A pod's resource list (container requests and limits, pod-level resources, overhead):
-/// [`resource_list`], refusing a negative quantity as the API server does
+/// A pod's resource list (container requests and limits, pod-level resources, overhead) or a
+/// node's allocatable: [`resource_list`], refusing a negative quantity as the API server does
 /// (`ValidateResourceQuantityValue` → `ValidateNonnegativeQuantity`,
 /// pkg/apis/core/validation/validation.go). A negative request would otherwise free room on a
 /// node for other pods.
-pub(crate) fn pod_resource_list(
+pub(crate) fn nonnegative_resource_list(
     list: Option<&BTreeMap<String, ApiQuantity>>,
     path: &str,
 ) -> Result<ResourceList, ConvertError> {

@@ -4,7 +4,7 @@
 use k8s_openapi::api::core::v1 as api;
 use spreadlab_engine::model::{self, ContainerImage, Taint, TaintEffect};
 
-use super::{labels, resource_list, unsupported};
+use super::{labels, nonnegative_resource_list, unsupported};
 use crate::error::ConvertError;
 
 /// Converts a Node. Allocatable quantities: cpu in millicores, everything else in whole units.
@@ -38,7 +38,8 @@ pub fn convert_node(node: &api::Node) -> Result<model::Node, ConvertError> {
         labels: labels(&node.metadata),
         taints,
         unschedulable: spec.and_then(|s| s.unschedulable).unwrap_or(false),
-        allocatable: resource_list(
+        // ValidateNode checks every status.allocatable quantity as nonnegative.
+        allocatable: nonnegative_resource_list(
             status.and_then(|s| s.allocatable.as_ref()),
             "status.allocatable",
         )?,

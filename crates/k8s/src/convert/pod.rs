@@ -10,7 +10,7 @@ use spreadlab_engine::model::{
 };
 
 use super::selector::{label_selector, label_selector_error, node_selector_term};
-use super::{controller_owner, labels, namespace_or, pod_resource_list, unsupported};
+use super::{controller_owner, labels, namespace_or, nonnegative_resource_list, unsupported};
 use crate::error::ConvertError;
 
 /// The selector parse errors kept in a converted pod (terms the API server's validation rejects),
@@ -117,6 +117,20 @@ pub fn convert_pod_validated(
     if let Some(error) = spread_validation_error(pod) {
         return Err(error);
     }
+    let spec = pod.spec.as_ref();
+    for (list, containers) in [
+        ("containers", spec.map(|s| &s.containers)),
+        (
+            "initContainers",
+            spec.and_then(|s| s.init_containers.as_ref()),
+        ),
+    ] {
+        for (c, container) in containers.into_iter().flatten().enumerate() {
+            for (p, port) in container.ports.iter().flatten().enumerate() {
+                validate_port(port, &format!("spec.{list}[{c}].ports[{p}]"))?;
+            }
+        }
+    }
     let converted = convert_pod(pod, default_namespace)?;
     match selector_parse_errors(&converted).into_iter().next() {
         Some((path, message)) => Err(ConvertError::new(path, message)),
@@ -152,8 +166,8 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
         start_time: status
             .and_then(|s| s.start_time.as_ref())
             .map(|time| time.0.as_second()),
-        overhead: pod_resource_list(spec.overhead.as_ref(), "spec.overhead")?,
-        pod_requests: pod_resource_list(
+        overhead: nonnegative_resource_list(spec.overhead.as_ref(), "spec.overhead")?,
+        pod_requests: nonnegative_resource_list(
             spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
             "spec.resources.requests",
         )?,
@@ -243,11 +257,11 @@ pub(crate) fn convert_container(
     Ok(Container {
         name: container.name.clone(),
         image: container.image.clone(),
-        requests: pod_resource_list(
+        requests: nonnegative_resource_list(
             resources.and_then(|r| r.requests.as_ref()),
             &format!("{path}.resources.requests"),
         )?,
-        limits: pod_resource_list(
+        limits: nonnegative_resource_list(
             resources.and_then(|r| r.limits.as_ref()),
             &format!("{path}.resources.limits"),
         )?,
@@ -264,6 +278,45 @@ pub(crate) fn convert_container(
             .collect(),
         restart_policy_always: container.restart_policy.as_deref() == Some("Always"),
     })
+}
+
+/// A container port as the API server validates it (`validateContainerPorts`,
+/// pkg/apis/core/validation/validation.go): `containerPort` required and within
+/// `IsValidPortNum`'s range, a non-zero `hostPort` likewise, `protocol` one of TCP, UDP and SCTP
+/// (absent is defaulted to TCP). NodePorts reads these ports.
+fn validate_port(port: &api::ContainerPort, path: &str) -> Result<(), ConvertError> {
+    const RANGE: &str = "must be between 1 and 65535, inclusive";
+    if port.container_port == 0 {
+        return Err(ConvertError::new(
+            format!("{path}.containerPort"),
+            "Required value",
+        ));
+    }
+    if !(1..=65535).contains(&port.container_port) {
+        return Err(ConvertError::new(
+            format!("{path}.containerPort"),
+            format!("Invalid value: {}: {RANGE}", port.container_port),
+        ));
+    }
+    if let Some(host_port) = port.host_port.filter(|p| *p != 0)
+        && !(1..=65535).contains(&host_port)
+    {
+        return Err(ConvertError::new(
+            format!("{path}.hostPort"),
+            format!("Invalid value: {host_port}: {RANGE}"),
+        ));
+    }
+    if let Some(protocol) = port.protocol.as_deref()
+        && !matches!(protocol, "TCP" | "UDP" | "SCTP")
+    {
+        return Err(ConvertError::new(
+            format!("{path}.protocol"),
+            format!(
+                "Unsupported value: {protocol:?}: supported values: \"SCTP\", \"TCP\", \"UDP\""
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A toleration: an empty operator is `Equal`, an empty effect matches every effect; `Lt`/`Gt` are

@@ -286,3 +286,49 @@ pub(super) fn stateful_set_spec(
         .unwrap_or(30),
     })
 }
+
+/// `ValidatePriorityClass` (pkg/apis/scheduling/validation/validation.go): a `system-` name
+/// must be one of the two built-in classes with their value and no global default
+/// (`IsKnownSystemPriorityClass`); any other class may not exceed `HighestUserDefinablePriority`
+/// (1,000,000,000), so no user class out-ranks the system classes.
+pub(super) fn priority_class(
+    place: &Place,
+    name: &str,
+    value: i32,
+    global_default: Option<bool>,
+) -> Result<(), Failure> {
+    const HIGHEST_USER_DEFINABLE_PRIORITY: i32 = 1_000_000_000;
+    if name.starts_with("system-") {
+        let known = match name {
+            "system-node-critical" => Some(2_000_001_000),
+            "system-cluster-critical" => Some(2_000_000_000),
+            _ => None,
+        };
+        let error = match known {
+            None => Some(format!("{name} is not a known system priority class")),
+            Some(expected) if expected != value => {
+                Some(format!("value of {name} PriorityClass must be {expected}"))
+            }
+            Some(_) if global_default.unwrap_or(false) => Some(format!(
+                "globalDefault of {name} PriorityClass must be false"
+            )),
+            Some(_) => None,
+        };
+        if let Some(error) = error {
+            return Err(place.error(
+                Some("metadata.name"),
+                format!(
+                    "Forbidden: priority class names with 'system-' prefix are reserved for system use only. error: {error}"
+                ),
+            ));
+        }
+    } else if value > HIGHEST_USER_DEFINABLE_PRIORITY {
+        return Err(place.error(
+            Some("value"),
+            format!(
+                "Forbidden: maximum allowed value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}"
+            ),
+        ));
+    }
+    Ok(())
+}
