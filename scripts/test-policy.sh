@@ -19,9 +19,15 @@ CARGO_TARGET_DIR="$policy_target" cargo build -q --profile policy-wasm --target 
 wasm="$policy_target/wasm32-wasip1/policy-wasm/spreadlab_policy.wasm"
 echo "policy: $wasm, $(wc -c <"$wasm") bytes, built in $(( $(date +%s) - start )) s"
 
+echo "== policy: the same with the fault-injection feature (a forced panic, for the failure tests)"
+start=$(date +%s)
+CARGO_TARGET_DIR="$policy_target" cargo build -q --profile policy-wasm-faults --target wasm32-wasip1 -p spreadlab-policy --features fault-injection
+faults="$policy_target/wasm32-wasip1/policy-wasm-faults/spreadlab_policy.wasm"
+echo "policy (fault injection): built in $(( $(date +%s) - start )) s"
+
 echo "== policy: waPC host integration tests (tests/policy-host)"
 start=$(date +%s)
-export CARGO_TARGET_DIR="$host_target" SPREADLAB_POLICY_WASM="$wasm"
+export CARGO_TARGET_DIR="$host_target" SPREADLAB_POLICY_WASM="$wasm" SPREADLAB_POLICY_FAULTS_WASM="$faults"
 (cd tests/policy-host && cargo test --locked -- --skip evaluation_time)
 echo "== policy: evaluation time on 1,000 nodes / 10,000 pods (alone, 2 s budget)"
 (cd tests/policy-host && cargo test --locked -q -- evaluation_time --test-threads=1 --nocapture)

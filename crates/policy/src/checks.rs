@@ -84,7 +84,7 @@ pub(crate) fn cluster_violations(
                 .unwrap_or("no message from the scheduler");
             violations.push(format!(
                 "{} of {desired} replicas would stay Pending: {message}",
-                pending.len()
+                settled.pending_count(0)
             ));
         }
         for required in &settings.required_topology_keys {

@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 /// A Kubernetes List of pods, items slimmed.
 #[derive(Deserialize)]
 pub struct SlimPodList {
-    /// The pods (an absent or null `items` is empty).
-    #[serde(default, deserialize_with = "null_as_empty")]
+    /// The pods (`null` is empty, as Go encodes an empty list; an absent `items` is an error: a
+    /// truncated or foreign answer must not read as an empty cluster).
+    #[serde(deserialize_with = "null_as_empty")]
     pub items: Vec<SlimPod>,
 }
 

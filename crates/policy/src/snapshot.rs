@@ -103,7 +103,13 @@ pub fn list_items(resource: Resource, list: Value) -> Result<Vec<Value>, SourceE
                 .into_iter()
                 .map(|item| with_type(resource, item))
                 .collect()),
-            Some(Value::Null) | None => Ok(Vec::new()),
+            // Go encodes an empty list as `null`.
+            Some(Value::Null) => Ok(Vec::new()),
+            // A truncated or foreign answer must not read as an empty cluster.
+            None => Err(SourceError {
+                resource,
+                message: String::from("the answer has no `items`: not a Kubernetes List"),
+            }),
             Some(_) => Err(SourceError {
                 resource,
                 message: String::from("the answer's `items` is not an array"),

@@ -22,8 +22,26 @@ pub extern "C" fn wapc_init() {
 
 /// `validate`: `{"request": AdmissionRequest, "settings": {...}}` to a `ValidationResponse`.
 pub fn validate(payload: &[u8]) -> CallResult {
+    #[cfg(feature = "fault-injection")]
+    fault_injection(payload);
     let decision = decide_payload(payload, &host::HostCluster);
     Ok(serde_json::to_vec(&response(decision))?)
+}
+
+/// The request uid that makes a `fault-injection` build panic.
+#[cfg(feature = "fault-injection")]
+pub const PANIC_UID: &str = "spreadlab-fault-injection-panic";
+
+/// Panics on [`PANIC_UID`] (feature `fault-injection`, never in a released module): the
+/// module is built with `panic = "abort"`, so the host sees a trap.
+#[cfg(feature = "fault-injection")]
+fn fault_injection(payload: &[u8]) {
+    let uid = serde_json::from_slice::<serde_json::Value>(payload)
+        .ok()
+        .and_then(|v| v["request"]["uid"].as_str().map(String::from));
+    if uid.as_deref() == Some(PANIC_UID) {
+        panic!("fault injection: {PANIC_UID}");
+    }
 }
 
 /// Kubewarden's response for a decision.

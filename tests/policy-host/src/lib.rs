@@ -32,6 +32,17 @@ pub fn wasm_path() -> PathBuf {
     }
 }
 
+/// The policy built with the `fault-injection` feature: `$SPREADLAB_POLICY_FAULTS_WASM`
+/// (`scripts/test-policy.sh` builds it and sets it).
+pub fn faults_wasm_path() -> PathBuf {
+    match std::env::var("SPREADLAB_POLICY_FAULTS_WASM") {
+        Ok(path) => PathBuf::from(path),
+        Err(_) => panic!(
+            "set SPREADLAB_POLICY_FAULTS_WASM to the fault-injection build (scripts/test-policy.sh does)"
+        ),
+    }
+}
+
 /// Objects of a multi-document YAML file (a `kind: List` is flattened).
 pub fn yaml_objects(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -55,6 +66,8 @@ pub struct Cluster {
     pub objects: Vec<Value>,
     /// Kinds whose listing fails.
     pub failing: Vec<String>,
+    /// Kinds answered with these bytes instead of their list (truncated or malformed answers).
+    pub raw: Vec<(String, Vec<u8>)>,
     /// Every host call received: `binding/namespace/operation` and the payload.
     pub calls: Vec<(String, Value)>,
     /// Time spent answering host calls (building and serialising the lists).
@@ -98,6 +111,9 @@ impl Cluster {
                     .ok_or("list_resources_all: no api_version")?;
                 if self.failing.iter().any(|k| k == kind) {
                     return Err(format!("{kind}: forbidden by RBAC (fixture)").into());
+                }
+                if let Some((_, bytes)) = self.raw.iter().find(|(k, _)| k == kind) {
+                    return Ok(bytes.clone());
                 }
                 // Field masks (SDK 0.17): the host prunes each object to the masked paths.
                 let masks: Vec<Vec<&str>> = request["field_masks"]
@@ -232,6 +248,7 @@ impl PolicyHost {
         let mut cluster = self.cluster.lock().unwrap();
         cluster.objects = objects;
         cluster.failing.clear();
+        cluster.raw.clear();
         cluster.calls.clear();
     }
 
@@ -242,6 +259,27 @@ impl PolicyHost {
         payload: &[u8],
     ) -> Result<Vec<u8>, wapc::errors::Error> {
         self.host.call(operation, payload)
+    }
+
+    /// `validate` as policy-server answers it: the guest's response, or, when the call fails (a
+    /// trap, a deadline), a rejection with code 500 and `internal server error: <error>`, as
+    /// kubewarden/policy-evaluator's waPC runtime does (`Runtime::validate`:
+    /// `ValidationResponse::reject_internal_server_error`).
+    pub fn validate_as_policy_server(&self, payload: &[u8]) -> Value {
+        match self.call_raw("validate", payload) {
+            Ok(answer) => serde_json::from_slice(&answer).unwrap_or_else(|e| {
+                json!({
+                    "accepted": false,
+                    "code": 500,
+                    "message": format!("internal server error: cannot deserialize policy validation response: {e}"),
+                })
+            }),
+            Err(error) => json!({
+                "accepted": false,
+                "code": 500,
+                "message": format!("internal server error: {error}"),
+            }),
+        }
     }
 
     /// Calls a guest function and parses its JSON answer.
