@@ -8,18 +8,22 @@ use spreadlab_k8s::{LoadOptions, Loaded, Source};
 
 use crate::output::EXIT_INPUT_ERROR;
 
-/// Reads every file (`-`: standard input) as a named source.
+/// All inputs of one command together, in bytes (each one also at most
+/// [`LoadOptions::max_bytes`], 64 MiB): 256 MiB.
+pub const MAX_TOTAL_INPUT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads every file (`-`: standard input) as a named source, never more than the limits: a file
+/// over 64 MiB, or inputs over [`MAX_TOTAL_INPUT_BYTES`] together, are an error before they are
+/// read whole (a multi-gigabyte file or `/dev/zero` does not exhaust memory).
 pub fn read_sources(files: &[String]) -> Result<Vec<Source>, String> {
     let mut sources = Vec::with_capacity(files.len());
+    let mut left = MAX_TOTAL_INPUT_BYTES;
     for file in files {
         let text = if file == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| format!("-: cannot read stdin: {e}"))?;
-            text
+            read_bounded(file, std::io::stdin().lock(), &mut left)?
         } else {
-            std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?
+            let opened = std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?;
+            read_bounded(file, opened, &mut left)?
         };
         sources.push(Source {
             name: file.clone(),
@@ -27,6 +31,29 @@ pub fn read_sources(files: &[String]) -> Result<Vec<Source>, String> {
         });
     }
     Ok(sources)
+}
+
+/// One file or stream as UTF-8 text, at most 64 MiB and at most `left` bytes (which it
+/// lowers).
+pub fn read_bounded(name: &str, reader: impl Read, left: &mut u64) -> Result<String, String> {
+    let per_file = LoadOptions::default().max_bytes as u64;
+    let limit = per_file.min(*left);
+    let mut bytes = Vec::new();
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{name}: cannot read: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(if limit == per_file {
+            format!("{name}: input is over the limit of {per_file} bytes; not read")
+        } else {
+            format!(
+                "{name}: the inputs together are over the limit of {MAX_TOTAL_INPUT_BYTES} bytes; not read"
+            )
+        });
+    }
+    *left -= bytes.len() as u64;
+    String::from_utf8(bytes).map_err(|e| format!("{name}: stream did not contain valid UTF-8: {e}"))
 }
 
 /// The scenario of `files`, loaded and checked: warnings printed, `Err` (already printed) on any

@@ -73,7 +73,8 @@ enum Command {
         /// Only this workload (`Kind/namespace/name` or its name).
         #[arg(long)]
         workload: Option<String>,
-        /// Stop counting after this many extra replicas.
+        /// Stop counting after this many extra replicas (and at most 200,000 pods in one
+        /// simulation, snapshot included: the report says when a limit stopped the count).
         #[arg(long, default_value_t = 10_000)]
         max: usize,
         /// Output format.
@@ -125,8 +126,8 @@ enum Command {
         /// Manifests and snapshots, as for `simulate`.
         #[arg(required = true)]
         files: Vec<String>,
-        /// Seeded runs.
-        #[arg(long, default_value_t = 100)]
+        /// Seeded runs (1 to 10,000).
+        #[arg(long, default_value_t = 100, value_parser = parse_runs)]
         runs: usize,
         /// Only report this workload (`Kind/namespace/name` or its name); every workload is
         /// still placed, as they compete for the same nodes.
@@ -191,6 +192,18 @@ pub enum ModeArg {
     Unreachable,
     /// Both, one after the other.
     Both,
+}
+
+/// Most seeded runs `risk` makes: each one places every workload again.
+const MAX_RUNS: usize = 10_000;
+
+fn parse_runs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(runs) if (1..=MAX_RUNS).contains(&runs) => Ok(runs),
+        _ => Err(format!(
+            "`{text}`: expected a number of runs from 1 to {MAX_RUNS}"
+        )),
+    }
 }
 
 fn parse_domain(text: &str) -> Result<spreadlab_engine::analysis::failure::Domain, String> {

@@ -37,7 +37,7 @@ pub struct Report<'a> {
 /// Totals.
 #[derive(Serialize)]
 pub struct Summary {
-    /// Pods scheduled.
+    /// Pods scheduled (built, plus counted and not built).
     pub pods: usize,
     /// Placed.
     pub placed: usize,
@@ -55,12 +55,17 @@ pub struct WorkloadReport {
     pub desired: i32,
     /// Replicas already running in the snapshot.
     pub running: usize,
-    /// Pods created by the simulation.
+    /// Pods created by the simulation (built and counted).
     pub created: usize,
     /// Of those, placed.
     pub placed: usize,
     /// Of those, Pending.
     pub pending: usize,
+    /// Of the Pending, counted and not built: more replicas than could ever fit these nodes,
+    /// each Pending as `pendingLike` is (its decision is in `pods`).
+    pub not_built: usize,
+    /// The last built Pending replica, which the ones not built are like (null when none).
+    pub pending_like: Option<String>,
     /// Running + placed replicas per zone (`topology.kubernetes.io/zone`, `<none>` without).
     pub per_zone: BTreeMap<String, usize>,
     /// Running + placed replicas per node.

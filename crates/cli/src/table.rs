@@ -63,6 +63,13 @@ pub fn render(report: &Report) -> String {
             workload.placed,
             workload.pending
         );
+        if let Some(like) = &workload.pending_like {
+            let _ = writeln!(
+                out,
+                "  {} of the Pending replicas counted, not simulated: more than could ever fit these nodes, each stays Pending as {like} does",
+                workload.not_built
+            );
+        }
         let zones: BTreeMap<String, usize> = workload
             .per_zone
             .iter()

@@ -534,9 +534,7 @@ fn capacity_counts_extra_replicas_and_the_limit() {
     let (code, table) = run(&["capacity", &file, "--workload", "web", "--max", "3"]);
     assert!(table.contains("at least 3 more fit"), "{table}");
     assert!(
-        table.contains(
-            "maxReplicas 12: not decided: the search limit (--max) was reached at 5 replicas"
-        ),
+        table.contains("maxReplicas 12: not decided: the search limit was reached at 5 replicas"),
         "{table}"
     );
     assert!(!table.contains("NOT reachable"), "{table}");

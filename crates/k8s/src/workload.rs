@@ -4,6 +4,7 @@
 use core::fmt;
 use std::collections::BTreeSet;
 
+use spreadlab_engine::analysis::bound;
 use spreadlab_engine::model::{Cluster, OwnerRef, Pod, Requirement, Selector};
 
 use crate::admission::{self, LABEL_POD_TEMPLATE_HASH};
@@ -132,7 +133,15 @@ impl Workload {
     }
 
     /// Pods the controller would create now: desired minus running replicas
-    /// ([`Workload::running_pods`]). Names:
+    /// ([`Workload::running_pods`]), all of them; see [`Workload::replicas_to_create`] for the
+    /// bounded form the analyses use.
+    pub fn pods_to_create(&self, cluster: &Cluster) -> Vec<Pod> {
+        self.create(cluster, usize::MAX)
+    }
+
+    /// The missing replicas as the analyses place them: the pods built (as many as can change
+    /// an answer, [`bound::replicas_to_build`]) and how many more are counted, not built (each
+    /// stays Pending as the last built one does). Names:
     /// - StatefulSet: `<name>-<ordinal>` for each ordinal in `0..replicas` no running pod has;
     /// - Polyaxon service: `<name>-<n>` likewise;
     /// - Deployment: `<name>-<hash>-<n>`, ReplicaSet and Job: `<name>-<n>`, with the lowest `n`
@@ -142,17 +151,69 @@ impl Workload {
     /// Each pod is the template with its name, the controller's owner reference and per-pod
     /// labels (StatefulSet), admitted again ([`crate::admit_pod`] is idempotent; this merges
     /// `matchLabelKeys` for per-pod labels).
-    pub fn pods_to_create(&self, cluster: &Cluster) -> Vec<Pod> {
+    pub fn replicas_to_create(&self, cluster: &Cluster) -> (Vec<Pod>, usize) {
+        let (build, missing) = self.replicas_to_build(cluster);
+        let pods = self.create(cluster, build);
+        let built = pods.len();
+        (pods, missing.saturating_sub(built))
+    }
+
+    /// How many of the missing replicas [`Workload::replicas_to_create`] builds, and how many
+    /// are missing, without building any.
+    pub fn replicas_to_build(&self, cluster: &Cluster) -> (usize, usize) {
+        let exact = !(self.kind == WorkloadKind::StatefulSet
+            && bound::per_pod_labels_selected(cluster, &self.template));
+        let missing = self.missing(cluster);
+        (
+            bound::replicas_to_build(cluster, &self.template, missing, exact),
+            missing,
+        )
+    }
+
+    /// How many replicas are missing: desired minus running (for ordinal names, the ordinals
+    /// below `replicas` no running pod has).
+    fn missing(&self, cluster: &Cluster) -> usize {
+        let running = self.running_pods(cluster);
+        let desired = usize::try_from(self.replicas).unwrap_or(0);
+        match self.kind {
+            WorkloadKind::Pod => usize::from(running.is_empty()),
+            WorkloadKind::StatefulSet | WorkloadKind::PolyaxonService => {
+                let taken: BTreeSet<usize> = running
+                    .iter()
+                    .filter_map(|pod| self.ordinal_of(&pod.name))
+                    .filter(|ordinal| *ordinal < desired)
+                    .collect();
+                desired - taken.len()
+            }
+            WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::Job => {
+                desired.saturating_sub(running.len())
+            }
+        }
+    }
+
+    /// The ordinal of `<name>-<ordinal>` (written as the controller writes it).
+    fn ordinal_of(&self, pod_name: &str) -> Option<usize> {
+        let ordinal: usize = pod_name
+            .strip_prefix(self.name.as_str())?
+            .strip_prefix('-')?
+            .parse()
+            .ok()?;
+        (format!("{}-{ordinal}", self.name) == pod_name).then_some(ordinal)
+    }
+
+    /// Up to `most` of the missing replicas, built, in name order.
+    fn create(&self, cluster: &Cluster, most: usize) -> Vec<Pod> {
         let running = self.running_pods(cluster);
         let desired = usize::try_from(self.replicas).unwrap_or(0);
         let names: Vec<String> = match self.kind {
-            WorkloadKind::Pod if running.is_empty() => vec![self.name.clone()],
+            WorkloadKind::Pod if running.is_empty() && most > 0 => vec![self.name.clone()],
             WorkloadKind::Pod => Vec::new(),
             WorkloadKind::StatefulSet | WorkloadKind::PolyaxonService => {
                 let running: BTreeSet<&str> = running.iter().map(|pod| pod.name.as_str()).collect();
                 (0..desired)
                     .map(|ordinal| format!("{}-{ordinal}", self.name))
                     .filter(|name| !running.contains(name.as_str()))
+                    .take(most)
                     .collect()
             }
             WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::Job => {
@@ -169,7 +230,7 @@ impl Workload {
                 (0..)
                     .map(|n| format!("{prefix}-{n}"))
                     .filter(|name| !taken.contains(name.as_str()))
-                    .take(desired.saturating_sub(running.len()))
+                    .take(desired.saturating_sub(running.len()).min(most))
                     .collect()
             }
         };
@@ -178,9 +239,10 @@ impl Workload {
 
     /// The workload as the engine's analyses follow it: its running replicas in `cluster`
     /// ([`Workload::running_pods`]), the pods its controller would create now
-    /// ([`Workload::pods_to_create`]) and its update strategy; no HorizontalPodAutoscaler (see
+    /// ([`Workload::replicas_to_create`]: built, and counted) and its update strategy; no HorizontalPodAutoscaler (see
     /// [`crate::Loaded::scenario`]).
     pub fn for_analysis(&self, cluster: &Cluster) -> spreadlab_engine::model::Workload {
+        let (to_create, not_built) = self.replicas_to_create(cluster);
         spreadlab_engine::model::Workload {
             key: self.key(),
             desired: usize::try_from(self.replicas).unwrap_or(0),
@@ -189,7 +251,8 @@ impl Workload {
                 .iter()
                 .map(|pod| pod.key())
                 .collect(),
-            to_create: self.pods_to_create(cluster),
+            to_create,
+            not_built,
             template: self.pod_named(String::new()),
             rollout: self.rollout.clone(),
             hpa_max_replicas: None,

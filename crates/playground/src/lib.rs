@@ -11,6 +11,7 @@ pub mod browser;
 pub mod components;
 pub mod edit;
 pub mod examples;
+pub mod format;
 pub mod handles;
 pub mod lessons;
 pub mod model;

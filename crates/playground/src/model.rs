@@ -15,6 +15,8 @@ use spreadlab_engine::scheduler::{
 use spreadlab_engine::{Code, PluginName};
 use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind};
 
+pub use crate::format::{format_bytes, format_cpu};
+
 /// The name the editor's text has in load messages.
 pub const SOURCE_NAME: &str = "scenario.yaml";
 /// Column title for nodes without a `topology.kubernetes.io/zone` label.
@@ -147,8 +149,11 @@ pub struct WorkloadView {
     pub running: usize,
     /// Created and placed by the simulation.
     pub placed: usize,
-    /// Created and left Pending.
+    /// Created and left Pending (built, plus `not_built`).
     pub pending: usize,
+    /// Of those, counted and not built: more replicas than could ever fit the nodes, each
+    /// Pending as the last built one (`analysis::bound`).
+    pub not_built: usize,
 }
 
 /// Everything the views draw for one text.
@@ -380,7 +385,8 @@ pub fn analyse(text: &str) -> Analysis {
                     settled.workloads()[index].running.len()
                 },
                 placed,
-                pending,
+                pending: pending + settled.workloads()[index].not_built,
+                not_built: settled.workloads()[index].not_built,
             }
         })
         .collect();
@@ -438,30 +444,6 @@ fn group_nodes(nodes: &[NodeView]) -> Vec<NodeGroup> {
         }
     }
     groups.into_values().collect()
-}
-
-/// Millicores as cores (`1.5`, `16`).
-pub fn format_cpu(milli: i64) -> String {
-    if milli % 1000 == 0 {
-        format!("{}", milli / 1000)
-    } else {
-        format!("{:.1}", milli as f64 / 1000.0)
-    }
-}
-
-/// Bytes in binary units (`512 MiB`, `64 GiB`).
-pub fn format_bytes(bytes: i64) -> String {
-    const GIB: i64 = 1 << 30;
-    const MIB: i64 = 1 << 20;
-    if bytes >= GIB {
-        if bytes % GIB == 0 {
-            format!("{} GiB", bytes / GIB)
-        } else {
-            format!("{:.1} GiB", bytes as f64 / GIB as f64)
-        }
-    } else {
-        format!("{} MiB", bytes / MIB)
-    }
 }
 
 /// Most domains a spread chart draws (the rest are counted as "n more").

@@ -60,6 +60,14 @@ fn render(views: &[CapacityReport]) -> String {
             v.additional,
             zones(&v.per_zone)
         );
+        if v.bounded {
+            let _ = writeln!(
+                out,
+                "  the search stopped at its limit of {} replicas (--max, and at most {} pods in one simulation)",
+                v.search_limit,
+                spreadlab_engine::analysis::bound::MAX_SIMULATED_PODS
+            );
+        }
         if let Some(limit) = v.limit.map(Limit::as_str) {
             let _ = writeln!(
                 out,
@@ -85,7 +93,7 @@ fn render(views: &[CapacityReport]) -> String {
         {
             let _ = writeln!(
                 out,
-                "  HorizontalPodAutoscaler maxReplicas {max}: not decided: the search limit (--max) was reached at {} replicas",
+                "  HorizontalPodAutoscaler maxReplicas {max}: not decided: the search limit was reached at {} replicas",
                 v.running + v.additional
             );
         }

@@ -61,6 +61,13 @@ fn render(views: &[RolloutReport]) -> String {
             o.resolved.0,
             o.resolved.1
         );
+        if v.simulated_replicas < v.replicas {
+            let _ = writeln!(
+                out,
+                "  simulated with {} replicas: more than could ever fit these nodes, so the rollout cannot complete at {} either (no alternative tried)",
+                v.simulated_replicas, v.replicas
+            );
+        }
         for s in &o.steps {
             let _ = writeln!(
                 out,

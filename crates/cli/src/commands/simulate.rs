@@ -67,6 +67,7 @@ fn build<'a>(loaded: &Loaded, settled: &'a Settled) -> Report<'a> {
         created[owner] += 1;
         placed[owner] += usize::from(decision.node.is_some());
     }
+    let not_built: Vec<usize> = settled.workloads().iter().map(|w| w.not_built).collect();
     let workloads = loaded
         .workloads
         .iter()
@@ -82,9 +83,17 @@ fn build<'a>(loaded: &Loaded, settled: &'a Settled) -> Report<'a> {
                 workload: workload.key(),
                 desired: workload.replicas,
                 running: settled.members[index].len() - placed[index],
-                created: created[index],
+                created: created[index] + not_built[index],
                 placed: placed[index],
-                pending: created[index] - placed[index],
+                pending: created[index] + not_built[index] - placed[index],
+                not_built: not_built[index],
+                pending_like: (not_built[index] > 0)
+                    .then(|| {
+                        settled.pending[index]
+                            .last()
+                            .map(|(pod, _)| pod.name.clone())
+                    })
+                    .flatten(),
                 per_zone,
                 per_node,
             }
@@ -100,9 +109,9 @@ fn build<'a>(loaded: &Loaded, settled: &'a Settled) -> Report<'a> {
             .first()
             .and_then(|d| d.real_scheduler_samples),
         summary: Summary {
-            pods: pods.len(),
+            pods: pods.len() + not_built.iter().sum::<usize>(),
             placed,
-            pending: pods.len() - placed,
+            pending: pods.len() + not_built.iter().sum::<usize>() - placed,
         },
         workloads,
         pods,

@@ -64,6 +64,9 @@ pub struct CapacityReport {
     pub per_zone: BTreeMap<String, usize>,
     /// Whether the search stopped at its bound before any replica failed.
     pub bounded: bool,
+    /// The search bound used: the one asked for, or less so that the simulation holds at most
+    /// [`super::bound::MAX_SIMULATED_PODS`] pods.
+    pub search_limit: usize,
     /// What stops the next replica.
     pub limit: Option<Limit>,
     /// Nodes rejecting the next replica, per plugin (the first failing plugin of each node).
@@ -111,7 +114,7 @@ impl CapacityReport {
 }
 
 /// Clones workload `index`'s template into the settled cluster until one does not fit, at most
-/// `bound` times, and compares with its HorizontalPodAutoscaler's `maxReplicas`. Clones are named
+/// `bound` times (and never past [`super::bound::MAX_SIMULATED_PODS`] pods in all), and compares with its HorizontalPodAutoscaler's `maxReplicas`. Clones are named
 /// `<template name or workload name>-extra-<n>`. A Pending replica's limit is read from its
 /// decision's explanation (a [`Settled`] made with [`Detail::None`] has none: limit "other").
 ///
@@ -125,14 +128,17 @@ pub fn capacity(
 ) -> CapacityReport {
     let workload = &settled.workloads()[index];
     let hpa_max_replicas = workload.hpa_max_replicas;
+    let bound =
+        bound.min(super::bound::MAX_SIMULATED_PODS.saturating_sub(settled.cluster.pods.len()));
     let mut report = CapacityReport {
         workload: workload.key.clone(),
         desired: workload.desired,
         running: settled.members[index].len(),
-        pending: settled.pending[index].len(),
+        pending: settled.pending_count(index),
         additional: 0,
         per_zone: BTreeMap::new(),
         bounded: false,
+        search_limit: bound,
         limit: None,
         rejections: BTreeMap::new(),
         message: None,

@@ -8,6 +8,7 @@
 //! snapshot's bound pods plus every workload's missing replicas placed where the scheduler puts
 //! them.
 
+pub mod bound;
 pub mod capacity;
 pub mod disruption;
 pub mod failure;

@@ -171,7 +171,7 @@ impl Serialize for Sweep {
 
 impl Serialize for CapacityReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("CapacityReport", 13)?;
+        let mut s = serializer.serialize_struct("CapacityReport", 15)?;
         s.serialize_field("workload", &self.workload)?;
         s.serialize_field("desired", &self.desired)?;
         s.serialize_field("running", &self.running)?;
@@ -179,6 +179,7 @@ impl Serialize for CapacityReport {
         s.serialize_field("additional", &self.additional)?;
         s.serialize_field("perZone", &self.per_zone)?;
         s.serialize_field("bounded", &self.bounded)?;
+        s.serialize_field("searchLimit", &self.search_limit)?;
         s.serialize_field("limit", &self.limit.map(|l| l.as_str()))?;
         s.serialize_field("rejections", &self.rejections_by_name())?;
         s.serialize_field("message", &self.message)?;
@@ -306,10 +307,11 @@ impl Serialize for Alternative {
 
 impl Serialize for RolloutReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("RolloutReport", 16)?;
+        let mut s = serializer.serialize_struct("RolloutReport", 17)?;
         s.serialize_field("workload", &self.workload)?;
         s.serialize_field("replicas", &self.replicas)?;
         s.serialize_field("oldPods", &self.old_pods)?;
+        s.serialize_field("simulatedReplicas", &self.simulated_replicas)?;
         outcome_fields(&mut s, &self.outcome)?;
         s.serialize_field(
             "matchLabelKeys",

@@ -73,6 +73,19 @@ impl Settled {
     pub fn workloads(&self) -> &[Workload] {
         &self.scenario.workloads
     }
+
+    /// How many of workload `index`'s replicas stay Pending: those built and left Pending, plus
+    /// those counted and not built ([`Workload::not_built`], each Pending as the last built one).
+    /// 0 when there is no such workload.
+    pub fn pending_count(&self, index: usize) -> usize {
+        let built = self.pending.get(index).map_or(0, Vec::len);
+        let counted = self
+            .scenario
+            .workloads
+            .get(index)
+            .map_or(0, |w| w.not_built);
+        built.saturating_add(counted)
+    }
 }
 
 impl<'a> From<&'a Settled> for Placement<'a> {

@@ -28,8 +28,12 @@ pub struct Workload {
     pub desired: usize,
     /// Its replicas already in the cluster (`namespace/name`), bound or not.
     pub running: Vec<String>,
-    /// The pods its controller creates now (the missing replicas).
+    /// The pods its controller creates now (the missing replicas), as many as can change an
+    /// answer (`analysis::bound::replicas_to_build`).
     pub to_create: Vec<Pod>,
+    /// Missing replicas past `to_create`, counted and not built: more of them than could ever
+    /// fit, each stays Pending as the last of `to_create` does (`analysis::bound`).
+    pub not_built: usize,
     /// The admitted pod template, for extra replicas (capacity); its name is replaced.
     pub template: Pod,
     /// A Deployment's or StatefulSet's update strategy and timings (defaulted), for the rollout

@@ -142,9 +142,6 @@ pub(crate) struct Loader<'o> {
     deployment_replica_sets: Vec<(usize, String, String)>,
 }
 
-/// Replica counts above this get a warning (each replica is a pod to simulate).
-const LARGE_REPLICAS: i32 = 10_000;
-
 /// Kinds without a namespace.
 fn cluster_scoped(kind: &str) -> bool {
     matches!(kind, "Node" | "Namespace" | "PriorityClass")
@@ -469,6 +466,7 @@ impl<'o> Loader<'o> {
                     "preemptionPolicy",
                 )
                 .map_err(|e| place.convert_error(e))?;
+                validation::priority_class(place, &name, class.value, class.global_default)?;
                 let class = PriorityClass {
                     value: class.value,
                     global_default: class.global_default.unwrap_or(false),
@@ -577,6 +575,7 @@ impl<'o> Loader<'o> {
             index += 1;
             !dropped[index - 1]
         });
+        self.check_simulated_pods();
         self.loaded
     }
 }

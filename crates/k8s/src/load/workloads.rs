@@ -7,6 +7,7 @@ use k8s_openapi::api::batch::v1 as batch;
 use k8s_openapi::api::core::v1 as core_api;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use serde_json::Value;
+use spreadlab_engine::analysis::bound;
 use spreadlab_engine::model::{Controller, ControllerKind, Labels, Pod, Selector};
 
 use crate::admission::{self};
@@ -311,15 +312,44 @@ impl Loader<'_> {
         Ok(())
     }
 
+    /// Every face holds at most [`bound::MAX_SIMULATED_PODS`] pods in one simulation: the
+    /// snapshot's pods plus the replicas built ([`Workload::replicas_to_build`]). A workload is
+    /// an input error on its `spec.replicas` when it takes the total past it, or when its missing
+    /// replicas are cut by that ceiling rather than by what fits (then the rest could not be
+    /// counted as Pending).
+    pub(super) fn check_simulated_pods(&mut self) {
+        let cluster = &self.loaded.cluster;
+        let mut total = cluster.pods.len();
+        for workload in &self.loaded.workloads {
+            let (built, missing) = workload.replicas_to_build(cluster);
+            total = total.saturating_add(built);
+            let fit = bound::fit_bound(cluster, &workload.template);
+            let cut_by_ceiling = built < missing && built <= fit;
+            if total > bound::MAX_SIMULATED_PODS || cut_by_ceiling {
+                let message = format!(
+                    "{} replicas: up to {} of them could fit these nodes, and with the {} pods \
+                     before them that is over the {} pods one simulation holds (lower \
+                     spec.replicas, or load fewer objects)",
+                    workload.replicas,
+                    fit.min(missing),
+                    total - built,
+                    bound::MAX_SIMULATED_PODS,
+                );
+                self.loaded.errors.push(InputError {
+                    file: workload.origin.file.clone(),
+                    document: Some(workload.origin.document),
+                    object: Some(workload.key()),
+                    path: Some(String::from("spec.replicas")),
+                    message,
+                    ..InputError::default()
+                });
+                return;
+            }
+        }
+    }
+
     /// Admits the template and records the workload; its priority is resolved in [`Self::finish`].
     pub(super) fn push_workload(&mut self, place: &Place, new: NewWorkload) {
-        if new.replicas > LARGE_REPLICAS {
-            let message = format!(
-                "{} replicas: placing them creates as many pods",
-                new.replicas
-            );
-            self.loaded.warnings.push(place.warning(None, message));
-        }
         let mut template = new.template;
         admission::admit_pod(&mut template);
         let index = self.loaded.workloads.len();

@@ -212,7 +212,10 @@ pub fn cluster_view(props: &ClusterProps) -> Html {
                 { for analysis.workloads.iter().enumerate().take(model::bounded(analysis.workloads.len(), LEGEND_SHOWN).0).map(|(i, w)| html! {
                     <li><span class={classes!("dot", workload_class(Some(i)))}></span>
                         { format!("{} — {} desired: {} running, {} placed, {} Pending",
-                            w.key, w.desired, w.running, w.placed, w.pending) }</li>
+                            w.key, w.desired, w.running, w.placed, w.pending) }
+                        if w.not_built > 0 {
+                            <span class="muted">{ format!(" ({} of them counted, not simulated: more than could ever fit these nodes)", w.not_built) }</span>
+                        }</li>
                 }) }
                 if model::bounded(analysis.workloads.len(), LEGEND_SHOWN).1 > 0 {
                     <li>{ more(model::bounded(analysis.workloads.len(), LEGEND_SHOWN).1, "workload") }</li>

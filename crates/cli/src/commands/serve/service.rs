@@ -40,6 +40,13 @@ pub struct Service {
     max_decisions: usize,
 }
 
+/// A snapshot or settings file, within the CLI's input limits ([`crate::input::read_bounded`]).
+fn read_file(path: &std::path::Path, left: &mut u64) -> Result<String, String> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+    crate::input::read_bounded(&name, file, left)
+}
+
 /// An HTTP answer: status and JSON body.
 pub type Answer = (u16, Value);
 
@@ -49,8 +56,8 @@ impl Service {
         let settings = match settings {
             None => Settings::default(),
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
+                let text = read_file(path, &mut left)?;
                 let values = spreadlab_k8s::read_documents(
                     &Source {
                         name: path.display().to_string(),
@@ -99,9 +106,9 @@ impl Service {
             return Ok((Arc::clone(&c.cluster), c.generation));
         }
         let mut objects = Vec::new();
+        let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
         for file in &self.files {
-            let text =
-                std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let text = read_file(file, &mut left)?;
             let source = Source {
                 name: file.display().to_string(),
                 text,

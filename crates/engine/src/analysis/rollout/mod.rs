@@ -152,6 +152,10 @@ pub struct RolloutReport {
     pub replicas: usize,
     /// Pods of the current revision found.
     pub old_pods: usize,
+    /// Replicas the simulation followed: `replicas`, or fewer when more were asked than could
+    /// ever fit (`analysis::bound`): the simulated ones already cannot all run, so the rollout
+    /// stalls either way, and no alternative is tried (none could make every replica fit).
+    pub simulated_replicas: usize,
     /// The rollout as specified.
     pub outcome: RolloutOutcome,
     /// The same rollout with the opposite choice about `matchLabelKeys: [pod-template-hash]` on
@@ -237,7 +241,9 @@ fn has_hard_spread(pod: &Pod) -> bool {
 }
 
 /// Simulates one rollout of `template` over the old revision (`workload.running`, pod keys in
-/// `cluster`) to `workload.desired` replicas.
+/// `cluster`) to `workload.desired` replicas; when more were asked than could ever fit
+/// (`workload.not_built`), to the replicas built, which already cannot all run
+/// (`analysis::bound`), so the work stays bounded and the rollout stalls either way.
 pub fn simulate_rollout(
     cluster: &Cluster,
     workload: &Workload,
@@ -246,6 +252,17 @@ pub fn simulate_rollout(
     assumptions: &Assumptions,
     options: &Options,
 ) -> RolloutOutcome {
+    let capped;
+    let workload = if workload.not_built > 0 {
+        capped = Workload {
+            desired: workload.desired.saturating_sub(workload.not_built),
+            not_built: 0,
+            ..workload.clone()
+        };
+        &capped
+    } else {
+        workload
+    };
     if matches!(
         spec.strategy,
         Strategy::OrderedRollingUpdate { .. } | Strategy::OnDelete
@@ -316,6 +333,8 @@ fn rollout_of(
     assumptions: &Assumptions,
     options: &Options,
 ) -> RolloutReport {
+    let replicas = workload.desired;
+    let simulated_replicas = replicas.saturating_sub(workload.not_built);
     let run = |cluster: &Cluster, template: &Pod, spec: &RolloutSpec| {
         simulate_rollout(cluster, workload, template, spec, assumptions, options)
     };
@@ -330,7 +349,7 @@ fn rollout_of(
         (with, run(cluster, &template, spec))
     });
     let mut alternatives = Vec::new();
-    if !outcome.completed {
+    if !outcome.completed && simulated_replicas == replicas {
         let surge_zero = RolloutSpec {
             strategy: Strategy::RollingUpdate {
                 max_surge: IntOrPercent::Int(0),
@@ -386,8 +405,9 @@ fn rollout_of(
     }
     RolloutReport {
         workload: workload.key.clone(),
-        replicas: workload.desired,
+        replicas,
         old_pods: workload.running.len(),
+        simulated_replicas,
         outcome,
         match_label_keys,
         alternatives,
