@@ -23,19 +23,42 @@ pub enum Format {
     Json,
 }
 
-/// Prints `view` as JSON or `table`; `false` (already printed) when it cannot be serialised.
+/// Prints `view` as JSON or `table`; `false` (the error already printed) when it cannot be
+/// serialised or written ([`out`]).
 pub fn emit<T: serde::Serialize>(output: Format, view: &T, table: impl FnOnce() -> String) -> bool {
     match output {
         Format::Json => match serde_json::to_string_pretty(view) {
-            Ok(json) => println!("{json}"),
+            Ok(mut json) => {
+                json.push('\n');
+                out(&json)
+            }
             Err(error) => {
                 eprintln!("error: cannot serialize the report: {error}");
-                return false;
+                false
             }
         },
-        Format::Table => print!("{}", table()),
+        Format::Table => out(&table()),
     }
-    true
+}
+
+/// Writes `text` to standard output. When the reader has gone (`spreadlab … | head`: a broken
+/// pipe), the rest is dropped quietly and the command still exits with its verdict's code;
+/// any other write error (a full disk) is printed and returns `false` (exit 3). `print!` would
+/// panic (exit 101) in both cases.
+pub fn out(text: &str) -> bool {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => true,
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => true,
+        Err(error) => {
+            eprintln!("error: cannot write the output: {error}");
+            false
+        }
+    }
 }
 
 /// A zone as every table shows it: the engine's label, `(no zone)` for nodes without

@@ -97,8 +97,9 @@ fn the_largest_replica_count_runs_in_bounded_memory() {
         assert_eq!(report["summary"]["pending"], 2_147_483_639_u64, "{kind}");
         let web = &report["workloads"][0];
         let built = report["pods"].as_array().unwrap();
-        assert_eq!(built.len(), 9, "{kind}: fit bound 8, plus one");
-        assert_eq!(web["notBuilt"], 2_147_483_647_u64 - 9, "{kind}");
+        // At most 8 fit; up to 1,000 replicas are always built (each with its decision).
+        assert_eq!(built.len(), 1_000, "{kind}");
+        assert_eq!(web["notBuilt"], 2_147_483_647_u64 - 1_000, "{kind}");
         let last = built.last().unwrap();
         assert_eq!(web["pendingLike"], last["name"], "{kind}");
         assert_eq!(
@@ -192,4 +193,30 @@ fn endless_and_oversized_inputs_are_refused_before_reading_them() {
             .contains("/dev/zero: input is over the limit of 67108864 bytes; not read"),
         "{output:?}"
     );
+}
+
+/// `spreadlab … | head`: the reader goes away after a few bytes. spreadlab exits quietly with
+/// the verdict's code (1: a replica stays Pending) and nothing on stderr (before: a panic, exit
+/// 101).
+#[test]
+fn a_closed_stdout_ends_quietly_with_the_verdict() {
+    let path = file(
+        "pipe.yaml",
+        &format!("{NODES}{}", workload("Deployment", 2_000, "1")),
+    );
+    let stderr = path.with_extension("stderr");
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg("\"$0\" simulate --detail all \"$1\" 2>\"$2\" | head -c 10 >/dev/null; echo \"${PIPESTATUS[0]}\"")
+        .arg(env!("CARGO_BIN_EXE_spreadlab"))
+        .arg(&path)
+        .arg(&stderr)
+        .output()
+        .expect("bash");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        "1",
+        "{output:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&stderr).unwrap(), "");
 }

@@ -109,7 +109,10 @@ impl Workload {
     /// neither terminating nor terminal, and
     /// - Pod: the pod of the same name;
     /// - Polyaxon service: named `<name>-<n>` with `n < replicas`;
-    /// - otherwise: matched by [`Workload::running_selector`].
+    /// - otherwise: matched by [`Workload::running_selector`] and either this workload's own
+    ///   ([`Workload::controls`]) or without a controller (the controller adopts orphans its
+    ///   selector matches, `ClaimPods`). A pod another controller owns is never counted, even
+    ///   when the selector matches it: replicas belong to a workload by ownership.
     pub fn running_pods<'c>(&self, cluster: &'c Cluster) -> Vec<&'c Pod> {
         let selector = self.running_selector();
         let desired = usize::try_from(self.replicas).unwrap_or(0);
@@ -127,9 +130,38 @@ impl Workload {
                     .and_then(|rest| rest.strip_prefix('-'))
                     .and_then(|index| index.parse::<usize>().ok())
                     .is_some_and(|index| index < desired),
-                _ => selector.matches(&pod.labels),
+                _ => selector.matches(&pod.labels) && self.controls(pod),
             })
             .collect()
+    }
+
+    /// Whether `pod` is this workload's by its controller reference, or has none: a
+    /// Deployment's pods are controlled by a ReplicaSet named `<deployment>-<pod-template-hash>`
+    /// (the hash: 1 to 10 lowercase letters and digits, no `-`), a ReplicaSet's, StatefulSet's
+    /// or Job's by the object itself.
+    pub fn controls(&self, pod: &Pod) -> bool {
+        let Some(owner) = &pod.owner else {
+            return true;
+        };
+        match self.kind {
+            WorkloadKind::Deployment => {
+                owner.kind == "ReplicaSet"
+                    && owner
+                        .name
+                        .strip_prefix(self.name.as_str())
+                        .and_then(|rest| rest.strip_prefix('-'))
+                        .is_some_and(|hash| {
+                            (1..=10).contains(&hash.len())
+                                && hash
+                                    .bytes()
+                                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                        })
+            }
+            WorkloadKind::ReplicaSet => owner.kind == "ReplicaSet" && owner.name == self.name,
+            WorkloadKind::StatefulSet => owner.kind == "StatefulSet" && owner.name == self.name,
+            WorkloadKind::Job => owner.kind == "Job" && owner.name == self.name,
+            WorkloadKind::Pod | WorkloadKind::PolyaxonService => true,
+        }
     }
 
     /// Pods the controller would create now: desired minus running replicas

@@ -427,3 +427,35 @@ spec:
         "Job"
     );
 }
+
+/// Replicas belong to a workload by ownership (`ClaimPods`): a pod its selector matches counts
+/// when its controller is the workload's own (a Deployment's ReplicaSet `<name>-<hash>`) or when
+/// it has none (an orphan the controller adopts), never when another controller owns it.
+#[test]
+fn running_replicas_are_found_by_ownership_not_by_selector_alone() {
+    let pod = |name: &str, owner: Option<&str>| {
+        let owner = owner.map_or(String::new(), |o| {
+            format!(", ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: {o}, uid: u, controller: true}}]")
+        });
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, labels: {{app: web}}{owner}}}\n\
+             spec: {{nodeName: n, containers: [{{name: c, image: x}}]}}\nstatus: {{phase: Running}}\n"
+        )
+    };
+    let text = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\n\
+         spec: {{replicas: 5, selector: {{matchLabels: {{app: web}}}}, template: {{metadata: {{labels: {{app: web}}}}, spec: {{containers: [{{name: c, image: x}}]}}}}}}\n{}{}{}{}",
+        pod("web-7d4b9c-1", Some("web-7d4b9c")),
+        pod("orphan", None),
+        pod("other-7d4b9c-1", Some("other-7d4b9c")),
+        pod("web-api-5f6d7-1", Some("web-api-5f6d7")),
+    );
+    let loaded = load_text("owners.yaml", &text);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let running: Vec<&str> = loaded.workloads[0]
+        .running_pods(&loaded.cluster)
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(running, ["web-7d4b9c-1", "orphan"]);
+}

@@ -182,7 +182,7 @@ fn in_scope(admission: &Admission, settings: &Settings) -> bool {
     {
         return false;
     }
-    if !scope.check_controlled_objects && admission.has_controller() {
+    if !scope.check_controlled_objects && admission.made_by_checked_controller() {
         return false;
     }
     true

@@ -228,17 +228,46 @@ impl Admission {
             .unwrap_or_default()
     }
 
-    /// Whether the object has a controller (`ownerReferences[].controller: true`).
-    pub fn has_controller(&self) -> bool {
-        self.object
-            .get("metadata")
-            .and_then(|m| m.get("ownerReferences"))
-            .and_then(Value::as_array)
-            .is_some_and(|owners| {
-                owners
-                    .iter()
-                    .any(|o| o.get("controller").and_then(Value::as_bool) == Some(true))
-            })
+    /// The object's controller (`ownerReferences[]` with `controller: true`): its `apiVersion`
+    /// and `kind`.
+    pub fn controller(&self) -> Option<(&str, &str)> {
+        let owners = self
+            .object
+            .get("metadata")?
+            .get("ownerReferences")?
+            .as_array()?;
+        let owner = owners
+            .iter()
+            .find(|o| o.get("controller").and_then(Value::as_bool) == Some(true))?;
+        Some((
+            owner
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            owner.get("kind").and_then(Value::as_str).unwrap_or(""),
+        ))
+    }
+
+    /// Whether a built-in controller made this object from one the policy checks (or places by
+    /// node): a Deployment's ReplicaSet, or a Pod of a ReplicaSet, StatefulSet, Job,
+    /// ReplicationController or DaemonSet. Those are left out of scope by default: their owner
+    /// was checked, and rejecting its children only stalls it. A workload with any other
+    /// controller (an operator's custom resource, a ConfigMap, a CronJob's Job) is the object
+    /// that decides placement, so it is checked.
+    pub fn made_by_checked_controller(&self) -> bool {
+        let Some((api_version, owner)) = self.controller() else {
+            return false;
+        };
+        match self.kind {
+            Some(Kind::ReplicaSet) => api_version == "apps/v1" && owner == "Deployment",
+            Some(Kind::Pod) => match owner {
+                "ReplicaSet" | "StatefulSet" | "DaemonSet" => api_version == "apps/v1",
+                "Job" => api_version == "batch/v1",
+                "ReplicationController" => api_version == "v1",
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     /// The pod template (`spec.template`; the object itself for a Pod).
@@ -304,7 +333,50 @@ mod tests {
         assert_eq!(admission.object["kind"], "Deployment");
         assert!(admission.template_changed());
         assert_eq!(admission.labels()["app"], "web");
-        assert!(!admission.has_controller());
+        assert!(admission.controller().is_none());
+        assert!(!admission.made_by_checked_controller());
+    }
+
+    /// Scope by what the controller is: a Deployment's ReplicaSet and a ReplicaSet's Pod are
+    /// children of checked objects; a Deployment an operator (or anything else) controls, and a
+    /// Pod whose controller is a custom resource, are the objects that decide placement.
+    #[test]
+    fn children_of_checked_controllers_are_told_apart_from_operator_workloads() {
+        let with_owner = |kind: &str, group: &str, api_version: &str, owner: &str| {
+            let mut request = deployment_request("CREATE");
+            request["kind"] = json!({"group": group, "version": "v1", "kind": kind});
+            request["object"]["kind"] = json!(kind);
+            request["object"]["metadata"]["ownerReferences"] = json!([
+                {"apiVersion": "v1", "kind": "ConfigMap", "name": "not-the-controller", "uid": "0"},
+                {"apiVersion": api_version, "kind": owner, "name": "o", "uid": "1", "controller": true}
+            ]);
+            parse(&request).unwrap()
+        };
+        for (kind, group, api_version, owner, child) in [
+            ("ReplicaSet", "apps", "apps/v1", "Deployment", true),
+            ("Pod", "", "apps/v1", "ReplicaSet", true),
+            ("Pod", "", "apps/v1", "StatefulSet", true),
+            ("Pod", "", "batch/v1", "Job", true),
+            ("Pod", "", "apps/v1", "DaemonSet", true),
+            ("Deployment", "apps", "v1", "ConfigMap", false),
+            (
+                "Deployment",
+                "apps",
+                "example.com/v1",
+                "InferenceService",
+                false,
+            ),
+            ("StatefulSet", "apps", "ray.io/v1", "RayCluster", false),
+            ("Pod", "", "example.com/v1", "Notebook", false),
+            ("ReplicaSet", "apps", "example.com/v1", "Rollout", false),
+        ] {
+            let admission = with_owner(kind, group, api_version, owner);
+            assert_eq!(
+                admission.made_by_checked_controller(),
+                child,
+                "{kind} controlled by {api_version} {owner}"
+            );
+        }
     }
 
     #[test]

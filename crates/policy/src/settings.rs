@@ -96,9 +96,11 @@ pub struct Scope {
     pub gpu_only: bool,
     /// The resource names that count as GPUs for `gpuOnly`.
     pub gpu_resources: Vec<String>,
-    /// Also check objects that have a controller (`ownerReferences[].controller: true`): the
-    /// ReplicaSets a Deployment creates and the Pods of every controller. Off by default: the
-    /// owner was checked when it was admitted, and rejecting its children only stalls it.
+    /// Also check what built-in controllers make from checked objects: the ReplicaSets a
+    /// Deployment creates and the Pods of ReplicaSets, StatefulSets, Jobs, ReplicationControllers
+    /// and DaemonSets. Off by default: the owner was checked when it was admitted, and rejecting
+    /// its children only stalls it. Workloads with any other controller (an operator's custom
+    /// resource) are always checked.
     pub check_controlled_objects: bool,
 }
 

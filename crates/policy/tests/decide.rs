@@ -549,3 +549,66 @@ fn stateful_set_updates_follow_the_update_strategy() {
         Decision::Accept { warnings: vec![] }
     );
 }
+
+/// Three nodes of 8 cpu, each running a 7-cpu pod of another Deployment (`other`, through its
+/// ReplicaSet) whose labels a new Deployment's selector also matches.
+fn borrowed_cluster() -> FixtureCluster {
+    let mut objects = Vec::new();
+    for n in 0..3 {
+        objects.push(json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": format!("n{n}"), "labels": {"topology.kubernetes.io/zone": format!("z{n}")}},
+            "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}));
+        objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("other-7d4b9c-{n}"), "namespace": "default",
+                "labels": {"app": "web"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "other-7d4b9c",
+                    "uid": "u", "controller": true}]},
+            "spec": {"nodeName": format!("n{n}"), "containers": [{"name": "c", "image": "x",
+                "resources": {"requests": {"cpu": "7"}}}]},
+            "status": {"phase": "Running"}}));
+    }
+    FixtureCluster::new(objects)
+}
+
+/// A new Deployment `web` of three 4-cpu replicas selecting `app: web`, with `metadata` extra.
+fn web_request(metadata: Value) -> Vec<u8> {
+    let mut object = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "4"}}}]}}}});
+    for (key, value) in metadata.as_object().unwrap() {
+        object["metadata"][key] = value.clone();
+    }
+    serde_json::to_vec(&json!({"settings": {}, "request": {
+        "uid": "u", "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "operation": "CREATE", "namespace": "default", "object": object}}))
+    .unwrap()
+}
+
+/// Issue 20's two bypasses, refused with the scheduler's message. Expected from NodeResourcesFit
+/// (`fit.go`): 4 cpu do not fit next to 7 of 8 on any node, and the running pods have the same
+/// priority, so no victim can be preempted.
+/// - A selector that matches another workload's running pods: replicas belong to a workload by
+///   ownership, so the other Deployment's pods are not this one's (before, they were counted as
+///   its 3 running replicas and nothing was simulated).
+/// - An owner that is neither a Deployment nor a built-in controller (a ConfigMap, an operator's
+///   resource): the object is checked (before, any controller reference put it out of scope).
+#[test]
+fn borrowed_selectors_and_foreign_owners_do_not_bypass_the_check() {
+    let cluster = borrowed_cluster();
+    let expected =
+        "3 of 3 replicas would stay Pending: 0/3 nodes are available: 3 Insufficient cpu.";
+    let plain = decide_payload(&web_request(json!({})), &cluster);
+    assert!(rejection(&plain).contains(expected), "{plain:?}");
+    for owner in [
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "c", "controller": true}),
+        json!({"apiVersion": "example.com/v1", "kind": "InferenceService", "name": "svc", "uid": "i", "controller": true}),
+    ] {
+        let owned = decide_payload(
+            &web_request(json!({"ownerReferences": [owner.clone()]})),
+            &cluster,
+        );
+        assert!(rejection(&owned).contains(expected), "{owner}: {owned:?}");
+    }
+}

@@ -12,23 +12,30 @@ use std::fmt::Write;
 
 use crate::LintFormat;
 use crate::input::read_sources;
-use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit};
+use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit, out};
 use serde::Serialize;
 
 /// Runs `lint`.
 pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
     if list_rules {
-        for rule in RULES {
-            println!(
-                "{} ({})\n  {}\n  {}\n  fix: {}\n",
-                rule.id,
-                rule.severity.as_str(),
-                rule.title,
-                rule.explanation,
-                rule.fix
-            );
-        }
-        return ExitCode::from(EXIT_PLACED);
+        let text: String = RULES
+            .iter()
+            .map(|rule| {
+                format!(
+                    "{} ({})\n  {}\n  {}\n  fix: {}\n\n",
+                    rule.id,
+                    rule.severity.as_str(),
+                    rule.title,
+                    rule.explanation,
+                    rule.fix
+                )
+            })
+            .collect();
+        return ExitCode::from(if out(&text) {
+            EXIT_PLACED
+        } else {
+            EXIT_INPUT_ERROR
+        });
     }
     let sources = match read_sources(files) {
         Ok(sources) => sources,
@@ -80,10 +87,7 @@ pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
         });
     }
     let printed = match output {
-        LintFormat::Table => {
-            print!("{}", render_lint(&views));
-            true
-        }
+        LintFormat::Table => out(&render_lint(&views)),
         LintFormat::Json => emit(Format::Json, &views, String::new),
         LintFormat::Sarif => emit(Format::Json, &sarif(&views), String::new),
     };

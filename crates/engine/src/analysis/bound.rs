@@ -26,6 +26,10 @@ use crate::model::{Cluster, Pod, Selector};
 /// face stays within a known memory ceiling (`docs/bounds.md`).
 pub const MAX_SIMULATED_PODS: usize = 200_000;
 
+/// Replicas always built, whatever fits: up to this many each gets its own decision in the
+/// reports (a manifest checked without nodes still lists every replica).
+pub const ALWAYS_BUILT: usize = 1_000;
+
 /// The labels a StatefulSet's controller gives each pod (`statefulset.kubernetes.io/pod-name`,
 /// `apps.kubernetes.io/pod-index`): the only difference between two of its replicas besides the
 /// name.
@@ -63,8 +67,8 @@ fn per_node(allocatable: &Resource, request: &Resource) -> usize {
 }
 
 /// How many of `missing` replicas of `template` to build: all of them, or [`fit_bound`] plus
-/// one when that is fewer (the rest count as Pending: see the module docs); never more than
-/// [`MAX_SIMULATED_PODS`]. `exact_per_pod` says whether the replicas differ only by name (false
+/// one (at least [`ALWAYS_BUILT`]) when that is fewer (the rest count as Pending: see the module
+/// docs); never more than [`MAX_SIMULATED_PODS`]. `exact_per_pod` says whether the replicas differ only by name (false
 /// for a StatefulSet whose per-pod labels a selector reads: then nothing is left unbuilt below
 /// the ceiling).
 pub fn replicas_to_build(
@@ -77,7 +81,11 @@ pub fn replicas_to_build(
     if !exact_per_pod {
         return ceiling;
     }
-    ceiling.min(fit_bound(cluster, template).saturating_add(1))
+    ceiling.min(
+        fit_bound(cluster, template)
+            .saturating_add(1)
+            .max(ALWAYS_BUILT),
+    )
 }
 
 /// Whether any selector that can read an incoming pod's labels names one of [`PER_POD_LABELS`]:
@@ -197,9 +205,19 @@ mod tests {
         assert_eq!(fit_bound(&cluster, &one_cpu), 12);
         assert_eq!(
             replicas_to_build(&cluster, &one_cpu, 2_147_483_647, true),
-            13
+            ALWAYS_BUILT
         );
         assert_eq!(replicas_to_build(&cluster, &one_cpu, 5, true), 5);
+        let big = Cluster {
+            nodes: (0..400)
+                .map(|i| node(&alloc::format!("n{i}"), &[]))
+                .collect(),
+            ..Cluster::default()
+        };
+        assert_eq!(
+            replicas_to_build(&big, &one_cpu, 2_147_483_647, true),
+            1_601
+        );
         let no_request = pod("p", &[], None);
         assert_eq!(fit_bound(&cluster, &no_request), 330);
         assert_eq!(
