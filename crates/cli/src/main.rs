@@ -168,9 +168,24 @@ enum Command {
         /// timeout and Kubewarden's budget are 2-3 s).
         #[arg(long, default_value_t = 2.5)]
         eval_timeout: f64,
-        /// Connections handled at once (503 past it).
-        #[arg(long, default_value_t = 32)]
+        /// Connections handled at once (503 past it). Waiting connections are cheap: the
+        /// decisions are bounded by --max-decisions.
+        #[arg(long, default_value_t = 256)]
         max_connections: usize,
+        /// Connections handled at once from one client address (503 past it).
+        #[arg(long, default_value_t = 64)]
+        max_connections_per_client: usize,
+        /// Decisions running at once (503 past it).
+        #[arg(long, default_value_t = 16)]
+        max_decisions: usize,
+        /// Seconds for the TLS handshake and the request head (a slow client loses its slot).
+        #[arg(long, default_value_t = 2.0)]
+        header_timeout: f64,
+        /// Seconds a changed snapshot file must stay unchanged before it is read (a file being
+        /// rewritten in place is never read half-written; 0: read at once, for files replaced
+        /// atomically by a rename).
+        #[arg(long, default_value_t = 1.0)]
+        reload_settle: f64,
     },
 }
 
@@ -287,6 +302,10 @@ fn main() -> ExitCode {
             request_timeout,
             eval_timeout,
             max_connections,
+            max_connections_per_client,
+            max_decisions,
+            header_timeout,
+            reload_settle,
         } => {
             let seconds = |name: &str, value: f64| {
                 std::time::Duration::try_from_secs_f64(value)
@@ -295,8 +314,19 @@ fn main() -> ExitCode {
                     .ok_or_else(|| format!("--{name}: {value} is not a positive number of seconds"))
             };
             let timeouts = seconds("request-timeout", request_timeout)
-                .and_then(|r| Ok((r, seconds("eval-timeout", eval_timeout)?)));
-            let (request_timeout, eval_timeout) = match timeouts {
+                .and_then(|r| Ok((r, seconds("eval-timeout", eval_timeout)?)))
+                .and_then(|t| Ok((t, seconds("header-timeout", header_timeout)?)));
+            let settle = std::time::Duration::try_from_secs_f64(reload_settle)
+                .ok()
+                .filter(|d| d.as_secs() <= 3600)
+                .ok_or_else(|| {
+                    format!(
+                        "--reload-settle: {reload_settle} is not a number of seconds from 0 to 3600"
+                    )
+                });
+            let timeouts = timeouts.and_then(|t| Ok((t, settle?)));
+            let (((request_timeout, eval_timeout), header_timeout), reload_settle) = match timeouts
+            {
                 Ok(timeouts) => timeouts,
                 Err(error) => {
                     eprintln!("error: {error}");
@@ -313,7 +343,11 @@ fn main() -> ExitCode {
                 timeout: std::time::Duration::from_secs(timeout),
                 request_timeout,
                 eval_timeout,
-                max_connections,
+                max_connections: max_connections.max(1),
+                max_connections_per_client: max_connections_per_client.max(1),
+                max_decisions: max_decisions.max(1),
+                header_timeout,
+                reload_settle,
             };
             match commands::serve::run(&config) {
                 Ok(()) => ExitCode::SUCCESS,

@@ -197,7 +197,8 @@ fn plain_endpoint_accepts_what_fits_and_reloads_the_snapshot() {
     let server = start(
         "plain",
         &scenario("vllm-eight-two-zones").join("cluster.yaml"),
-        &["--max-body", "65536"],
+        // Read a changed snapshot at once (as for files replaced by a rename).
+        &["--max-body", "65536", "--reload-settle", "0"],
     );
     assert!(pending_messages("vllm-eight-two-zones").is_empty());
     let body = json!({"object": workload("vllm-eight-two-zones")}).to_string();
@@ -619,4 +620,233 @@ fn settings_file_and_admission_review_patch() {
         warning.contains(expected[0].split(" preemption:").next().unwrap()),
         "{warning}"
     );
+}
+
+/// Three 8-cpu nodes each running a 7-cpu pod: as `kubectl get -o yaml` writes it (one List,
+/// `kind` last) or as separate documents. A Deployment of three 4-cpu replicas cannot be placed
+/// on the whole snapshot (NodeResourcesFit, `fit.go`: 4 > 8 - 7 on every node, and the running
+/// pods' priority equals the replicas', so nothing is preempted), but it can on a prefix that
+/// lacks some of the pods.
+fn full_cluster(as_list: bool) -> String {
+    let mut items = Vec::new();
+    for n in 0..3 {
+        items.push(format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: n{n}\n  labels:\n    topology.kubernetes.io/zone: z{n}\n\
+             status:\n  allocatable:\n    cpu: \"8\"\n    memory: 32Gi\n    pods: \"110\"\n"
+        ));
+    }
+    for n in 0..3 {
+        items.push(format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: busy-{n}\n  namespace: default\n\
+             spec:\n  nodeName: n{n}\n  containers:\n  - name: c\n    image: x\n    resources:\n      requests:\n        cpu: \"7\"\n\
+             status:\n  phase: Running\n"
+        ));
+    }
+    if as_list {
+        let indented: Vec<String> = items
+            .iter()
+            .map(|item| {
+                let mut lines = item.lines();
+                let first = format!("- {}", lines.next().unwrap());
+                std::iter::once(first)
+                    .chain(lines.map(|l| format!("  {l}")))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .collect();
+        format!(
+            "apiVersion: v1\nitems:\n{}\nkind: List\nmetadata:\n  resourceVersion: \"\"\n",
+            indented.join("\n")
+        )
+    } else {
+        items.join("---\n")
+    }
+}
+
+fn three_by_four_cpu() -> Value {
+    json!({"object": {"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "x",
+                    "resources": {"requests": {"cpu": "4"}}}]}}}}})
+}
+
+/// The snapshot rewritten in place, over and over, the way `kubectl get … -o yaml > snap.yaml`
+/// does (truncate, then write in pieces), in both shapes, while 1,000 requests are answered from
+/// four clients: every answer is a 200 with the whole snapshot's verdict (refused, with the
+/// scheduler's message), none from a half-written file; reloads still happen between rewrites.
+/// Before, 17-45 requests failed and 1-7 verdicts flipped to allowed on a prefix.
+#[test]
+fn a_snapshot_rewritten_in_place_never_answers_from_a_prefix() {
+    let dir = std::env::temp_dir().join(format!("spreadlab-torn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let first = dir.join("first.yaml");
+    std::fs::write(&first, full_cluster(true)).unwrap();
+    // A generous decision deadline: other tests load the 2 cores too, and a late decision is
+    // not what this test is about.
+    let server = start(
+        "torn",
+        &first,
+        &["--reload-settle", "0.3", "--eval-timeout", "60"],
+    );
+    let snapshot = server.dir.join("snapshot.yaml");
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let stop = Arc::clone(&stop);
+        let texts = [full_cluster(true), full_cluster(false)];
+        std::thread::spawn(move || {
+            let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+            let mut rewrites = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let text = &texts[rewrites % 2];
+                let mut file = std::fs::File::create(&snapshot).unwrap();
+                for piece in text.as_bytes().chunks(97) {
+                    file.write_all(piece).unwrap();
+                    file.flush().unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(3));
+                }
+                drop(file);
+                rewrites += 1;
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                std::thread::sleep(std::time::Duration::from_millis(seed % 700));
+            }
+            rewrites
+        })
+    };
+    let body = three_by_four_cpu().to_string();
+    let expected = "0/3 nodes are available: 3 Insufficient cpu.";
+    let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    (0..250)
+                        .map(|_| request(&server, "POST", "/validate", body.as_bytes()))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let rewrites = writer.join().unwrap();
+    let failed = answers.iter().filter(|(status, _)| *status != 200).count();
+    let flipped = answers
+        .iter()
+        .filter(|(status, answer)| {
+            *status == 200
+                && (answer["allowed"] != false
+                    || !answer["message"].as_str().unwrap_or("").contains(expected))
+        })
+        .count();
+    assert_eq!(
+        (answers.len(), failed, flipped),
+        (1000, 0, 0),
+        "{:?}",
+        answers
+            .iter()
+            .find(|(s, a)| *s != 200 || a["allowed"] != false)
+    );
+    assert!(rewrites >= 5, "{rewrites} rewrites");
+    // Let the last rewrite settle: it is read, and it is whole.
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let (_, health) = request(&server, "GET", "/healthz", b"");
+    assert!(
+        health["snapshot"]["generation"].as_u64().unwrap() >= 2,
+        "{health}"
+    );
+    assert_eq!(health["snapshot"]["objects"], 6, "{health}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A half-written snapshot that then stays as it is (the writer died): it is read once settled,
+/// rejected (a List without its closing `kind`), counted on /healthz, and the last good snapshot
+/// keeps answering.
+#[test]
+fn a_snapshot_left_cut_short_is_rejected_and_the_last_good_one_answers() {
+    let dir = std::env::temp_dir().join(format!("spreadlab-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let first = dir.join("first.yaml");
+    let text = full_cluster(true);
+    std::fs::write(&first, &text).unwrap();
+    let server = start(
+        "cut",
+        &first,
+        &["--reload-settle", "0.2", "--eval-timeout", "60"],
+    );
+    // Cut after the third node, at an item boundary: valid YAML, fewer objects, no `kind`.
+    let cut = text.find("- apiVersion: v1\n  kind: Pod").unwrap();
+    std::fs::write(server.dir.join("snapshot.yaml"), &text[..cut]).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let body = three_by_four_cpu().to_string();
+    for _ in 0..3 {
+        let (status, answer) = request(&server, "POST", "/validate", body.as_bytes());
+        assert_eq!(
+            (status, &answer["allowed"]),
+            (200, &json!(false)),
+            "{answer}"
+        );
+    }
+    let (_, health) = request(&server, "GET", "/healthz", b"");
+    assert_eq!(health["snapshot"]["generation"], 1, "{health}");
+    assert_eq!(health["snapshot"]["rejectedReloads"], 1, "{health}");
+    assert_eq!(health["snapshot"]["objects"], 6, "{health}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Forty clients that connect and never send a byte (reconnecting whenever they are dropped)
+/// while 58 legitimate requests are made: every legitimate request is answered, because a slow
+/// client loses its slot at the header deadline and waiting connections do not take the
+/// decision slots. Before, 56 of 58 got 503.
+#[test]
+fn slow_clients_do_not_deny_service() {
+    let server = start(
+        "slow",
+        &scenario("vllm-eight-two-zones").join("cluster.yaml"),
+        &["--header-timeout", "1", "--eval-timeout", "60"],
+    );
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let port = server.port;
+    let attackers: Vec<_> = (0..40)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let Ok(mut socket) = TcpStream::connect(("127.0.0.1", port)) else {
+                        continue;
+                    };
+                    let _ = socket.set_read_timeout(Some(std::time::Duration::from_millis(200)));
+                    let mut byte = [0u8; 1];
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        match socket.read(&mut byte) {
+                            Ok(0) => break,
+                            Ok(_) => {}
+                            Err(e)
+                                if e.kind() == std::io::ErrorKind::WouldBlock
+                                    || e.kind() == std::io::ErrorKind::TimedOut => {}
+                            Err(_) => break,
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let body = json!({"object": workload("vllm-eight-two-zones")}).to_string();
+    let statuses: Vec<u16> = (0..58)
+        .map(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            request(&server, "POST", "/validate", body.as_bytes()).0
+        })
+        .collect();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for attacker in attackers {
+        attacker.join().unwrap();
+    }
+    assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
 }

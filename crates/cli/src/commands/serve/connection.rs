@@ -16,6 +16,8 @@ use super::*;
 pub(super) struct Limits {
     pub(super) max_body: usize,
     pub(super) read_timeout: Duration,
+    /// For the TLS handshake and the request head (slow clients lose their slot past it).
+    pub(super) header_timeout: Duration,
     pub(super) request_timeout: Duration,
 }
 
@@ -111,14 +113,17 @@ pub(super) fn serve_connection(
         return;
     };
     let mut stream = StreamOwned::new(connection, stream);
-    let deadline = Instant::now() + limits.request_timeout;
-    let read = read_request(
+    let start = Instant::now();
+    let deadline = start + limits.request_timeout;
+    // The handshake and the head within the header deadline, the body within the request's.
+    let read = read_request_with(
         &mut Deadlined {
             stream: &mut stream,
-            deadline,
+            deadline: deadline.min(start + limits.header_timeout),
             read_timeout: limits.read_timeout,
         },
         limits.max_body,
+        |reader| reader.deadline = deadline,
     );
     let answer = match read {
         Ok((method, path, body)) => service.handle_within(&method, &path, body),
@@ -129,10 +134,21 @@ pub(super) fn serve_connection(
 }
 
 /// Reads the request head and body. `Err(None)`: the connection failed (nothing to answer).
+#[cfg(test)]
 pub(super) fn read_request(
     stream: &mut impl Read,
     max_body: usize,
 ) -> Result<(String, String, Vec<u8>), Option<Answer>> {
+    read_request_with(stream, max_body, |_| {})
+}
+
+/// [`read_request`], calling `head_read` once the head is complete (before the body is read).
+pub(super) fn read_request_with<R: Read>(
+    stream: &mut R,
+    max_body: usize,
+    head_read: impl FnOnce(&mut R),
+) -> Result<(String, String, Vec<u8>), Option<Answer>> {
+    let mut head_read = Some(head_read);
     let mut buffer = Vec::with_capacity(4096);
     let mut chunk = [0u8; 4096];
     loop {
@@ -150,6 +166,9 @@ pub(super) fn read_request(
                     )));
                 }
                 let mut body = buffer[head_len..].to_vec();
+                if let Some(head_read) = head_read.take() {
+                    head_read(stream);
+                }
                 while body.len() < length {
                     let n = stream.read(&mut chunk).map_err(read_failure)?;
                     if n == 0 {

@@ -10,16 +10,23 @@
 //! - `POST /validate`: an `AdmissionReview` (answered with an `AdmissionReview`), or
 //!   `{"object", "oldObject", "operation", "namespace"}` (what `policies/kyverno/whatif.yaml`
 //!   posts; operation CREATE when absent) answered with `{"allowed", "message", "warnings"}`;
-//! - `GET /healthz`: the snapshot's files, object count and reload generation.
+//! - `GET /healthz`: the snapshot's file and object counts, reload generation, age, whether a
+//!   change is settling, and how many reloads were rejected.
+//!
+//! The snapshot is replaced only by a complete, valid version of its files that stayed unchanged
+//! for `--reload-settle` ([`snapshot`]); until then, and after a rejected reload, the last good
+//! one answers.
 //!
 //! Bounds: request headers 16 KiB, bodies `--max-body` bytes (413 past it), `--timeout` per
 //! socket read and write, `--request-timeout` for the whole request (TLS handshake, head and
 //! body: a client trickling bytes gets 408 and loses its slot), `--eval-timeout` per decision
 //! (an error answer past it: 503 on `/validate`, a `systemError` on `/gatekeeper`),
-//! `--max-connections` handled at once. Past that a connection is answered 503 by one overflow
-//! thread (a short handshake deadline) or, when that thread is busy too, closed: the threads
-//! never exceed `max_connections` + 1, plus decisions that outlived their deadline, which are
-//! counted against `max_connections` until they end.
+//! `--max-connections` handled at once and `--max-connections-per-client` from one address, the
+//! TLS handshake and request head within `--header-timeout` (a slow client loses its slot
+//! quickly and a few of them cannot take every slot), and `--max-decisions` decisions running
+//! at once (503 past it; those past their deadline count until they end). Past the connection
+//! limits a connection is answered 503 by one overflow thread (a short handshake deadline) or,
+//! when that thread is busy too, closed.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -61,6 +68,14 @@ pub struct Config {
     pub eval_timeout: Duration,
     /// Connections handled at once.
     pub max_connections: usize,
+    /// Connections handled at once from one client address.
+    pub max_connections_per_client: usize,
+    /// Decisions running at once.
+    pub max_decisions: usize,
+    /// Deadline for the TLS handshake and the request head.
+    pub header_timeout: Duration,
+    /// How long changed snapshot files must stay unchanged before they are read.
+    pub reload_settle: Duration,
 }
 
 /// Handshake and write deadline of the overflow thread's 503 answers.
@@ -69,6 +84,44 @@ const OVERFLOW_DEADLINE: Duration = Duration::from_secs(1);
 const LINGER: Duration = Duration::from_millis(500);
 /// Over-limit connections queued for the overflow thread; more are closed unanswered.
 const OVERFLOW_QUEUE: usize = 16;
+/// Stack of a connection thread: it reads and writes only (decisions run on their own threads),
+/// so hundreds of waiting connections stay cheap.
+const CONNECTION_STACK: usize = 256 * 1024;
+
+/// Connections per client address, so that a few clients cannot take every slot.
+#[derive(Default)]
+struct Clients(std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>);
+
+impl Clients {
+    /// Counts a connection from `client`; `false` (not counted) when it has `max` already.
+    fn enter(&self, client: std::net::IpAddr, max: usize) -> bool {
+        let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let count = counts.entry(client).or_insert(0);
+        if *count >= max {
+            return false;
+        }
+        *count += 1;
+        true
+    }
+
+    /// A connection from `client` ended.
+    fn leave(&self, client: std::net::IpAddr) {
+        let mut counts = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = counts.get_mut(&client) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&client);
+            }
+        }
+    }
+}
+
+/// A line on the server's log (standard error). A closed or full log never stops the server
+/// (`eprintln!` would panic).
+pub(super) fn log(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "spreadlab serve: {line}");
+}
 
 /// The TLS 1.3-only server configuration for the PEM certificate chain and key.
 pub fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<Arc<ServerConfig>, String> {
@@ -94,13 +147,17 @@ pub fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<Arc<ServerConfig>, St
 pub fn run(config: &Config) -> Result<(), String> {
     let tls = tls_config(&config.cert, &config.key)?;
     let service = Arc::new(
-        Service::new(config.snapshot.clone(), config.settings.as_ref())?
-            .with_bounds(config.eval_timeout, config.max_connections),
+        Service::new(
+            config.snapshot.clone(),
+            config.settings.as_ref(),
+            config.reload_settle,
+        )?
+        .with_bounds(config.eval_timeout, config.max_decisions),
     );
     let listener =
         TcpListener::bind(config.listen).map_err(|e| format!("{}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
-    eprintln!("spreadlab serve: listening on https://{address} (TLS 1.3)");
+    log(&format!("listening on https://{address} (TLS 1.3)"));
     let active = Arc::new(AtomicUsize::new(0));
     // One thread answers 503 to connections past the limit; a full queue closes them.
     let (overflow, overflowed) = mpsc::sync_channel::<TcpStream>(OVERFLOW_QUEUE);
@@ -117,9 +174,15 @@ pub fn run(config: &Config) -> Result<(), String> {
             })
             .map_err(|e| format!("cannot start the overflow thread: {e}"))?;
     }
+    let clients = Arc::new(Clients::default());
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
-        if active.fetch_add(1, Ordering::SeqCst) >= config.max_connections {
+        let Ok(peer) = stream.peer_addr() else {
+            continue;
+        };
+        let admitted = active.fetch_add(1, Ordering::SeqCst) < config.max_connections
+            && clients.enter(peer.ip(), config.max_connections_per_client);
+        if !admitted {
             active.fetch_sub(1, Ordering::SeqCst);
             // Dropped (closed) when the overflow thread is behind.
             let _ = overflow.try_send(stream);
@@ -127,18 +190,23 @@ pub fn run(config: &Config) -> Result<(), String> {
         }
         let _ = stream.set_write_timeout(Some(config.timeout));
         let (tls, service, done) = (Arc::clone(&tls), Arc::clone(&service), Arc::clone(&active));
+        let left = Arc::clone(&clients);
         let limits = Limits {
             max_body: config.max_body,
             read_timeout: config.timeout,
+            header_timeout: config.header_timeout,
             request_timeout: config.request_timeout,
         };
         let spawned = std::thread::Builder::new()
             .name(String::from("spreadlab-connection"))
+            .stack_size(CONNECTION_STACK)
             .spawn(move || {
                 serve_connection(stream, tls, &service, &limits);
+                left.leave(peer.ip());
                 done.fetch_sub(1, Ordering::SeqCst);
             });
         if spawned.is_err() {
+            clients.leave(peer.ip());
             active.fetch_sub(1, Ordering::SeqCst);
         }
     }
@@ -147,6 +215,7 @@ pub fn run(config: &Config) -> Result<(), String> {
 
 mod connection;
 mod service;
+mod snapshot;
 
 use connection::{Limits, answer_busy, serve_connection};
 use service::Answer;
@@ -156,8 +225,24 @@ pub use service::Service;
 mod tests {
     use serde_json::json;
 
+    use super::Clients;
     use super::connection::*;
     use super::service::*;
+
+    /// One address gets at most `max` connections; others are not affected, and a slot comes
+    /// back when a connection ends.
+    #[test]
+    fn connections_are_counted_per_client() {
+        let clients = Clients::default();
+        let (one, two): (std::net::IpAddr, std::net::IpAddr) =
+            ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
+        assert!((0..3).all(|_| clients.enter(one, 3)));
+        assert!(!clients.enter(one, 3));
+        assert!(clients.enter(two, 3));
+        clients.leave(one);
+        assert!(clients.enter(one, 3));
+        assert!(!clients.enter(one, 3));
+    }
 
     #[test]
     fn admission_request_takes_group_and_version_from_api_version() {

@@ -3,36 +3,25 @@
 //! Kyverno's shapes.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use base64::Engine as _;
 use serde_json::{Value, json};
 use spreadlab_k8s::{LoadOptions, Source};
 use spreadlab_policy::decide::{Decision, decide};
 use spreadlab_policy::settings::Settings;
-use spreadlab_policy::snapshot::FixtureCluster;
 
+use super::snapshot::Snapshot;
 use super::*;
-
-/// The snapshot as last read, and what it was read from.
-struct Cached {
-    /// Modification time and length of every file when read.
-    stamps: Vec<(Option<SystemTime>, u64)>,
-    /// The objects.
-    cluster: Arc<FixtureCluster>,
-    /// Reload count (1 after the first read).
-    generation: u64,
-}
 
 /// The service: settings, snapshot files and the snapshot cache. Transport-free, so tests drive
 /// [`Service::handle`] directly as well as over TLS.
 pub struct Service {
-    files: Vec<PathBuf>,
+    snapshot: Snapshot,
     settings: Settings,
-    cached: Mutex<Option<Cached>>,
     /// Longest decision ([`Service::handle_within`]).
     eval_timeout: Duration,
     /// Decisions running (also those whose deadline passed), bounded by `max_decisions`.
@@ -47,12 +36,26 @@ fn read_file(path: &std::path::Path, left: &mut u64) -> Result<String, String> {
     crate::input::read_bounded(&name, file, left)
 }
 
+/// Counts a running decision out when dropped.
+struct Running<'a>(&'a AtomicUsize);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// An HTTP answer: status and JSON body.
 pub type Answer = (u16, Value);
 
 impl Service {
-    /// A service over these snapshot files; reads them (and the settings) once to fail early.
-    pub fn new(files: Vec<PathBuf>, settings: Option<&PathBuf>) -> Result<Service, String> {
+    /// A service over these snapshot files, reloaded once changed files settle for `settle`
+    /// ([`Snapshot`]); reads them (and the settings) once to fail early.
+    pub fn new(
+        files: Vec<PathBuf>,
+        settings: Option<&PathBuf>,
+        settle: Duration,
+    ) -> Result<Service, String> {
         let settings = match settings {
             None => Settings::default(),
             Some(path) => {
@@ -70,62 +73,13 @@ impl Service {
                 Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
             }
         };
-        if files.is_empty() {
-            return Err(String::from("no snapshot file (--snapshot)"));
-        }
-        let service = Service {
-            files,
+        Ok(Service {
+            snapshot: Snapshot::open(files, settle)?,
             settings,
-            cached: Mutex::new(None),
             eval_timeout: Duration::from_secs(3),
             running: AtomicUsize::new(0),
             max_decisions: 32,
-        };
-        service.cluster()?;
-        Ok(service)
-    }
-
-    fn stamps(&self) -> Vec<(Option<SystemTime>, u64)> {
-        self.files
-            .iter()
-            .map(|f| match std::fs::metadata(f) {
-                Ok(m) => (m.modified().ok(), m.len()),
-                Err(_) => (None, 0),
-            })
-            .collect()
-    }
-
-    /// The snapshot, re-read when a file's modification time or length changed. A snapshot
-    /// that no longer reads is an error (the last good one is not used silently).
-    fn cluster(&self) -> Result<(Arc<FixtureCluster>, u64), String> {
-        let stamps = self.stamps();
-        let mut cached = self.cached.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(c) = cached.as_ref()
-            && c.stamps == stamps
-        {
-            return Ok((Arc::clone(&c.cluster), c.generation));
-        }
-        let mut objects = Vec::new();
-        let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
-        for file in &self.files {
-            let text = read_file(file, &mut left)?;
-            let source = Source {
-                name: file.display().to_string(),
-                text,
-            };
-            objects.extend(
-                spreadlab_k8s::read_documents(&source, &LoadOptions::default())
-                    .map_err(|e| e.to_string())?,
-            );
-        }
-        let generation = cached.as_ref().map_or(0, |c| c.generation) + 1;
-        let cluster = Arc::new(FixtureCluster::new(objects));
-        *cached = Some(Cached {
-            stamps,
-            cluster: Arc::clone(&cluster),
-            generation,
-        });
-        Ok((cluster, generation))
+        })
     }
 
     /// The same service with these decision bounds: each decision at most `eval_timeout`, at
@@ -155,8 +109,9 @@ impl Service {
         let spawned = std::thread::Builder::new()
             .name(String::from("spreadlab-decide"))
             .spawn(move || {
+                // Counted out however the decision ends (a panic included).
+                let _running = Running(&service.running);
                 let answer = service.handle(&method_owned, &path_owned, &body);
-                service.running.fetch_sub(1, Ordering::SeqCst);
                 let _ = send.send(answer);
             });
         if let Err(error) = spawned {
@@ -168,7 +123,11 @@ impl Service {
         }
         match receive.recv_timeout(self.eval_timeout) {
             Ok(answer) => answer,
-            Err(_) => {
+            Err(mpsc::RecvTimeoutError::Disconnected) => (
+                500,
+                json!({"error": "the decision failed (a spreadlab bug: the server's log has the panic)"}),
+            ),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
                 let error = format!(
                     "the decision took longer than {} ms (--eval-timeout)",
                     self.eval_timeout.as_millis()
@@ -193,21 +152,26 @@ impl Service {
     pub fn handle(&self, method: &str, path: &str, body: &[u8]) -> Answer {
         let path = path.split('?').next().unwrap_or(path);
         match (method, path) {
-            ("GET", "/healthz") => match self.cluster() {
-                Ok((cluster, generation)) => (
+            ("GET", "/healthz") => {
+                let current = self.snapshot.current();
+                (
                     200,
                     json!({
                         "status": "ok",
                         // How many files, not their paths: anyone who reaches the port may ask.
+                        // Rejected reloads are counted; their reasons (which name the files)
+                        // go to the server's log.
                         "snapshot": {
-                            "files": self.files.len(),
-                            "objects": cluster.objects.len(),
-                            "generation": generation,
+                            "files": self.snapshot.files(),
+                            "objects": current.cluster.objects.len(),
+                            "generation": current.generation,
+                            "ageSeconds": current.age.as_secs(),
+                            "settling": current.settling,
+                            "rejectedReloads": current.rejections,
                         },
                     }),
-                ),
-                Err(error) => (503, json!({"status": "error", "error": error})),
-            },
+                )
+            }
             ("POST", "/gatekeeper") => self.gatekeeper(body),
             ("POST", "/validate") => self.validate(body),
             (_, "/healthz" | "/gatekeeper" | "/validate") => (
@@ -245,10 +209,7 @@ impl Service {
                 ),
             );
         };
-        let cluster = match self.cluster() {
-            Ok((cluster, _)) => cluster,
-            Err(error) => return (200, response(Vec::new(), format!("snapshot: {error}"))),
-        };
+        let cluster = self.snapshot.current().cluster;
         let items = keys
             .iter()
             .enumerate()
@@ -278,10 +239,7 @@ impl Service {
             Ok(body) => body,
             Err(e) => return (400, json!({"error": format!("body is not JSON: {e}")})),
         };
-        let cluster = match self.cluster() {
-            Ok((cluster, _)) => cluster,
-            Err(error) => return (503, json!({"error": format!("snapshot: {error}")})),
-        };
+        let cluster = self.snapshot.current().cluster;
         if let Some(request) = body.get("request") {
             // An AdmissionReview.
             let decision = decide(request, &self.settings, cluster.as_ref());
