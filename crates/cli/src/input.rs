@@ -4,9 +4,25 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use spreadlab_k8s::{LoadOptions, Loaded, Source};
+use spreadlab_k8s::{FieldValidation, LoadOptions, Loaded, Source};
 
 use crate::output::EXIT_INPUT_ERROR;
+
+/// `--validate`, set once by `main` before any input is read.
+static FIELD_VALIDATION: std::sync::OnceLock<FieldValidation> = std::sync::OnceLock::new();
+
+/// Sets `--validate` for every load of this process (the first call wins).
+pub fn set_field_validation(validation: FieldValidation) {
+    let _ = FIELD_VALIDATION.set(validation);
+}
+
+/// The options every CLI load uses: the defaults with `--validate`.
+pub fn load_options() -> LoadOptions {
+    LoadOptions {
+        field_validation: FIELD_VALIDATION.get().copied().unwrap_or_default(),
+        ..LoadOptions::default()
+    }
+}
 
 /// All inputs of one command together, in bytes (each one also at most
 /// [`LoadOptions::max_bytes`], 64 MiB): 256 MiB.
@@ -66,7 +82,7 @@ pub fn load_files(files: &[String]) -> Result<Loaded, ExitCode> {
             return Err(ExitCode::from(EXIT_INPUT_ERROR));
         }
     };
-    let loaded = spreadlab_k8s::load(&sources, &LoadOptions::default());
+    let loaded = spreadlab_k8s::load(&sources, &load_options());
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }

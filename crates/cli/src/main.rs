@@ -28,6 +28,22 @@ use output::{EXIT_INPUT_ERROR, Format};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Fields the Kubernetes API does not have (misspelled, wrongly cased, or from a cluster newer
+    /// than v1.35), as `kubectl apply --validate` treats them: an input error, a warning, or
+    /// dropped.
+    #[arg(long, global = true, value_enum, default_value_t = ValidateArg::Strict)]
+    validate: ValidateArg,
+}
+
+/// `--validate`.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ValidateArg {
+    /// An input error (exit 3), as `kubectl apply` does by default.
+    Strict,
+    /// A warning.
+    Warn,
+    /// Dropped silently.
+    Ignore,
 }
 
 #[derive(Subcommand)]
@@ -179,7 +195,7 @@ enum Command {
         #[arg(long, default_value_t = 16)]
         max_decisions: usize,
         /// Seconds for the TLS handshake and the request head (a slow client loses its slot).
-        #[arg(long, default_value_t = 2.0)]
+        #[arg(long, default_value_t = 5.0)]
         header_timeout: f64,
         /// Seconds a changed snapshot file must stay unchanged before it is read (a file being
         /// rewritten in place is never read half-written; 0: read at once, for files replaced
@@ -254,6 +270,11 @@ pub enum DetailArg {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_field_validation(match cli.validate {
+        ValidateArg::Strict => spreadlab_k8s::FieldValidation::Strict,
+        ValidateArg::Warn => spreadlab_k8s::FieldValidation::Warn,
+        ValidateArg::Ignore => spreadlab_k8s::FieldValidation::Ignore,
+    });
     match cli.command {
         Command::Simulate {
             files,

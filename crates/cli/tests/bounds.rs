@@ -28,14 +28,18 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 "#;
 
 fn workload(kind: &str, replicas: u64, cpu: &str) -> String {
+    let service_name = if kind == "StatefulSet" {
+        "\n  serviceName: web"
+    } else {
+        ""
+    };
     format!(
         r#"---
 apiVersion: apps/v1
 kind: {kind}
 metadata: {{name: web}}
 spec:
-  replicas: {replicas}
-  serviceName: web
+  replicas: {replicas}{service_name}
   selector: {{matchLabels: {{app: web}}}}
   template:
     metadata: {{labels: {{app: web}}}}

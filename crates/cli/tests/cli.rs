@@ -876,3 +876,34 @@ fn stalemate_finds_the_cycle_and_verified_remedies() {
     assert_eq!(code, EXIT_PLACED);
     assert!(table.contains("no stalemate"), "{table}");
 }
+
+/// `--validate`, as `kubectl apply --validate`: a misspelled field is an input error by default
+/// (exit 3, naming file, line, column and field), a warning with `--validate=warn` (the answer is
+/// then computed without it), and silent with `--validate=ignore`.
+#[test]
+fn unknown_fields_follow_validate() {
+    let dir = std::env::temp_dir().join(format!("spreadlab-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("typo.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: \"4\", pods: \"110\"}}\n---\n\
+         apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n  nodeSelecter: {disk: ssd}\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap();
+    let strict = simulate(&[path]);
+    assert_eq!(strict.status.code(), Some(EXIT_INPUT_ERROR));
+    let stderr = String::from_utf8_lossy(&strict.stderr);
+    assert!(
+        stderr.contains("typo.yaml:11:3: document 1 (Pod default/p): spec.nodeSelecter: unknown field \"spec.nodeSelecter\""),
+        "{stderr}"
+    );
+    let warn = simulate(&["--validate", "warn", path]);
+    assert_eq!(warn.status.code(), Some(EXIT_PLACED), "{warn:?}");
+    assert!(String::from_utf8_lossy(&warn.stderr).contains("warning: "));
+    let ignore = simulate(&["--validate=ignore", path]);
+    assert_eq!(ignore.status.code(), Some(EXIT_PLACED));
+    assert!(!String::from_utf8_lossy(&ignore.stderr).contains("nodeSelecter"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -142,7 +142,9 @@ fn request(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, Valu
     let mut response = Vec::new();
     let _ = stream.read_to_end(&mut response);
     let text = String::from_utf8_lossy(&response);
-    let (head, body) = text.split_once("\r\n\r\n").expect("an HTTP response");
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
     let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
     (status, serde_json::from_str(body).expect("a JSON body"))
 }
@@ -688,7 +690,14 @@ fn a_snapshot_rewritten_in_place_never_answers_from_a_prefix() {
     let server = start(
         "torn",
         &first,
-        &["--reload-settle", "0.3", "--eval-timeout", "60"],
+        &[
+            "--reload-settle",
+            "0.3",
+            "--eval-timeout",
+            "60",
+            "--header-timeout",
+            "60",
+        ],
     );
     let snapshot = server.dir.join("snapshot.yaml");
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));

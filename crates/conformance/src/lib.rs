@@ -13,3 +13,4 @@ pub mod scenarios;
 pub mod shrink;
 pub mod synthetic;
 pub mod upstream;
+mod upstream_objects;

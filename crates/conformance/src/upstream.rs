@@ -277,62 +277,12 @@ fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expecte
     }
 }
 
-/// Upstream's Go tests build some objects the API server would reject (Services and ReplicaSets
-/// without names, ReplicaSets without a pod template). The conversion crate validates like the API
-/// server, so the runner completes such objects with fields the scheduler never reads: a name,
-/// template labels that satisfy the selector, and a `containerPort` (required by the API server;
-/// NodePorts reads only `hostPort`, `hostIP` and `protocol`) equal to the port's `hostPort`.
-fn complete_objects(mut objects: Vec<Value>) -> Vec<Value> {
-    for (index, object) in objects.iter_mut().enumerate() {
-        let kind = object["kind"]
-            .as_str()
-            .unwrap_or("object")
-            .to_ascii_lowercase();
-        if object["metadata"]["name"]
-            .as_str()
-            .is_none_or(str::is_empty)
-        {
-            object["metadata"]["name"] = Value::from(format!("{kind}-{index}"));
-        }
-        if matches!(kind.as_str(), "replicaset" | "statefulset")
-            && object["spec"]["template"].is_null()
-        {
-            let selector = &object["spec"]["selector"];
-            let mut labels = selector["matchLabels"]
-                .as_object()
-                .cloned()
-                .unwrap_or_default();
-            for expression in selector["matchExpressions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-            {
-                let key = expression["key"].as_str().unwrap_or_default().to_string();
-                match expression["operator"].as_str() {
-                    Some("In") => labels.insert(key, expression["values"][0].clone()),
-                    Some("Exists") => labels.insert(key, Value::from("x")),
-                    _ => None,
-                };
-            }
-            object["spec"]["template"] =
-                serde_json::json!({"metadata": {"labels": labels}, "spec": {"containers": []}});
-        }
-        for list in ["containers", "initContainers"] {
-            let containers = object["spec"][list].as_array_mut().into_iter().flatten();
-            for port in containers.flat_map(|c| c["ports"].as_array_mut().into_iter().flatten()) {
-                if port["containerPort"].as_i64().unwrap_or(0) == 0 {
-                    port["containerPort"] = port["hostPort"].clone();
-                }
-            }
-        }
-    }
-    objects
-}
-
 /// Runs one case; the returned list holds every mismatch.
 fn run_case(plugin: PluginName, case: &Value) -> Result<Vec<String>, String> {
     let profile = profile_for(plugin, &case["args"])?;
-    let objects = complete_objects(case["objects"].as_array().cloned().unwrap_or_default());
+    let objects = crate::upstream_objects::complete_objects(
+        case["objects"].as_array().cloned().unwrap_or_default(),
+    );
     let options = spreadlab_k8s::LoadOptions {
         default_namespace: String::new(),
         ..Default::default()

@@ -57,16 +57,34 @@ pub struct LoadOptions {
     pub max_documents: usize,
     /// Deepest nesting of mappings and sequences accepted in a document.
     pub max_depth: usize,
+    /// What a field the API types do not have is (kubectl's `--validate`).
+    pub field_validation: FieldValidation,
+}
+
+/// What a field the API types do not know is, as kubectl's `--validate` (and the API server's
+/// `fieldValidation`) decide: a misspelled or wrongly cased field changes nothing the API server
+/// stores, so reading on silently would answer for an object the user did not write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    /// An input error (kubectl's default, `--validate=strict`).
+    #[default]
+    Strict,
+    /// A warning (`--validate=warn`), e.g. for dumps from a newer cluster, or for objects the API
+    /// server already accepted (the admission policy).
+    Warn,
+    /// Dropped silently (`--validate=ignore`).
+    Ignore,
 }
 
 impl Default for LoadOptions {
-    /// `default`, 64 MiB, 100,000 documents, depth 64.
+    /// `default`, 64 MiB, 100,000 documents, depth 64, strict field validation.
     fn default() -> LoadOptions {
         LoadOptions {
             default_namespace: String::from("default"),
             max_bytes: 64 * 1024 * 1024,
             max_documents: 100_000,
             max_depth: 64,
+            field_validation: FieldValidation::Strict,
         }
     }
 }
@@ -169,8 +187,36 @@ impl Loaded {
 /// Never panics on input: every problem is an [`InputError`] or an [`InputWarning`].
 pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
     let mut loader = Loader::new(options);
-    for source in sources {
-        if source.text.len() > options.max_bytes {
+    // Every source is parsed first, so that objects with one identity are known before any is
+    // read (a later source replaces an earlier object: load/identity.rs).
+    let parsed: Vec<Option<Vec<Result<raw::RawDocument, InputError>>>> = sources
+        .iter()
+        .map(|source| {
+            (source.text.len() <= options.max_bytes).then(|| {
+                if raw::looks_like_json(&source.text) {
+                    raw::parse_json(&source.text, &options.limits())
+                } else {
+                    yaml::parse_documents(&source.text, &options.limits())
+                }
+            })
+        })
+        .collect();
+    let documents: Vec<(&str, Vec<(usize, &serde_json::Value)>)> = sources
+        .iter()
+        .zip(&parsed)
+        .map(|(source, parsed)| {
+            let values = parsed
+                .iter()
+                .flatten()
+                .filter_map(|d| d.as_ref().ok())
+                .map(|d| (d.index, &d.value))
+                .collect();
+            (source.name.as_str(), values)
+        })
+        .collect();
+    loader.set_skips(&documents);
+    for (index, (source, parsed)) in sources.iter().zip(parsed).enumerate() {
+        let Some(documents) = parsed else {
             loader.source_error(
                 &source.name,
                 InputError {
@@ -183,12 +229,8 @@ pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
                 },
             );
             continue;
-        }
-        let documents = if raw::looks_like_json(&source.text) {
-            raw::parse_json(&source.text, &options.limits())
-        } else {
-            yaml::parse_documents(&source.text, &options.limits())
         };
+        loader.set_source(index);
         for document in documents {
             match document {
                 Ok(document) => loader.add_document(

@@ -185,3 +185,62 @@ spec:
     assert_eq!(loaded.workloads[0].origin.document, 1);
     assert_eq!(loaded.workloads[0].replicas, 2);
 }
+
+/// One identity per object (kind, namespace, name), as the API server keeps one: the same file
+/// given twice does not double the nodes, a snapshot's Deployment followed by the user's edited
+/// copy is one Deployment (the edit), each replaced object is named in a warning, and the same
+/// object twice in one file is an error on the second.
+#[test]
+fn later_sources_replace_objects_and_duplicates_in_one_source_are_errors() {
+    use spreadlab_k8s::{LoadOptions, Source};
+    let nodes = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"4\", pods: \"110\"}}\n";
+    let deployment = |replicas: u32| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web}}\nspec:\n  replicas: {replicas}\n  \
+             selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    \
+             spec: {{containers: [{{name: c, image: x}}]}}\n"
+        )
+    };
+    let source = |name: &str, text: String| Source {
+        name: name.into(),
+        text,
+    };
+    let snapshot = format!(
+        "apiVersion: v1\nkind: List\nitems:\n- {}\n",
+        deployment(1).replace('\n', "\n  ").trim_end()
+    );
+    let loaded = spreadlab_k8s::load(
+        &[
+            source("nodes.yaml", nodes.into()),
+            source("nodes.yaml", nodes.into()),
+            source("snapshot.yaml", snapshot),
+            source("edit.yaml", deployment(3)),
+        ],
+        &LoadOptions::default(),
+    );
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    assert_eq!(loaded.cluster.nodes.len(), 1);
+    assert_eq!(loaded.workloads.len(), 1);
+    assert_eq!(loaded.workloads[0].replicas, 3);
+    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        warnings.iter().any(|w| w
+            == "nodes.yaml:1: document 0 (Node n1): replaced by the same object read later from nodes.yaml (document 0)"),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w
+            == "snapshot.yaml:4:1: document 0 (Deployment default/web): items[0]: replaced by the same object read later from edit.yaml (document 0)"),
+        "{warnings:?}"
+    );
+
+    let twice = format!("{}---\n{}", deployment(1), deployment(2));
+    let loaded = spreadlab_k8s::load(&[source("twice.yaml", twice)], &LoadOptions::default());
+    assert_eq!(loaded.errors.len(), 1, "{:?}", loaded.errors);
+    assert_eq!(loaded.errors[0].document, Some(1));
+    assert!(
+        loaded.errors[0]
+            .message
+            .starts_with("the same object is already in this file (document 0)")
+    );
+}

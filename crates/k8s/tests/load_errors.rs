@@ -317,3 +317,84 @@ fn negative_resource_quantities_are_rejected() {
     // Zero is allowed.
     assert_clean(&load_text("zero.yaml", &pod("{requests: {cpu: \"0\"}}")));
 }
+
+/// Strict field validation, as `kubectl apply` does it by default: a misspelled or wrongly cased
+/// field is an input error naming the field and where it is (before, the constraint was dropped
+/// and the answer changed with exit 0); `Warn` reads on with a warning per field, `Ignore` drops
+/// them. Both of issue 14's examples: `topologySpreadConstraint:` and `NodeAffinityPolicy:`.
+#[test]
+fn unknown_fields_are_errors_warnings_or_ignored_as_asked() {
+    use spreadlab_k8s::{FieldValidation, LoadOptions, Source};
+    let text = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c, image: x}]
+      topologySpreadConstraint:
+      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, labels: {app: solo}}
+spec:
+  containers: [{name: c, image: x}]
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, NodeAffinityPolicy: Honor, labelSelector: {matchLabels: {app: solo}}}
+";
+    let load = |validation| {
+        spreadlab_k8s::load(
+            &[Source {
+                name: "strict.yaml".into(),
+                text: text.into(),
+            }],
+            &LoadOptions {
+                field_validation: validation,
+                ..LoadOptions::default()
+            },
+        )
+    };
+    let strict = load(FieldValidation::Strict);
+    let errors: Vec<String> = strict.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errors,
+        [
+            "strict.yaml:11:7: document 0 (Deployment default/web): spec.template.spec.topologySpreadConstraint: \
+             unknown field \"spec.template.spec.topologySpreadConstraint\" (misspelled, or from a Kubernetes newer than v1.35)",
+            "strict.yaml:20:71: document 1 (Pod default/solo): spec.topologySpreadConstraints[0].NodeAffinityPolicy: \
+             unknown field \"spec.topologySpreadConstraints[0].NodeAffinityPolicy\" (misspelled, or from a Kubernetes newer than v1.35)",
+        ]
+    );
+    assert!(strict.workloads.is_empty());
+
+    let warn = load(FieldValidation::Warn);
+    assert!(warn.errors.is_empty(), "{:?}", warn.errors);
+    assert_eq!(warn.workloads.len(), 2);
+    let warned: Vec<&str> = warn
+        .warnings
+        .iter()
+        .filter_map(|w| w.path.as_deref())
+        .collect();
+    assert!(
+        warned.contains(&"spec.template.spec.topologySpreadConstraint"),
+        "{warned:?}"
+    );
+    assert!(
+        warned.contains(&"spec.topologySpreadConstraints[0].NodeAffinityPolicy"),
+        "{warned:?}"
+    );
+
+    let ignore = load(FieldValidation::Ignore);
+    assert!(
+        ignore.errors.is_empty()
+            && ignore
+                .warnings
+                .iter()
+                .all(|w| !w.message.contains("unknown field"))
+    );
+    assert_eq!(ignore.workloads.len(), 2);
+}

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use spreadlab_engine::model::{Pod, WhenUnsatisfiable};
 use spreadlab_engine::scheduler::{Detail, Options};
-use spreadlab_k8s::{LoadOptions, Loaded, Workload, WorkloadKind};
+use spreadlab_k8s::{FieldValidation, LoadOptions, Loaded, Workload, WorkloadKind};
 
 use crate::mutate;
 use crate::request::{self, Admission, Kind, Operation, RequestError};
@@ -196,6 +196,9 @@ fn load_options(namespace: &str) -> LoadOptions {
     LoadOptions {
         default_namespace: namespace.to_owned(),
         max_documents: MAX_CLUSTER_OBJECTS + 1,
+        // The API server has accepted every object the policy reads: a field the v1.35 types
+        // do not have is from a newer cluster, worth a warning, not a rejection.
+        field_validation: FieldValidation::Warn,
         ..LoadOptions::default()
     }
 }

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use spreadlab_engine::analysis::lint::{self, RULES};
 use spreadlab_engine::analysis::settle;
 use spreadlab_engine::scheduler::Options;
-use spreadlab_k8s::LoadOptions;
 
 use std::fmt::Write;
 
@@ -45,7 +44,7 @@ pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
         }
     };
     // The API server's validation errors are findings here; the other objects are still checked.
-    let loaded = spreadlab_k8s::load(&sources, &LoadOptions::default());
+    let loaded = spreadlab_k8s::load(&sources, &crate::input::load_options());
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }

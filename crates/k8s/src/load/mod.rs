@@ -8,7 +8,6 @@ use k8s_openapi::api::core::v1 as core_api;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 use spreadlab_engine::analysis::rollout::RolloutSpec;
 use spreadlab_engine::model::{
@@ -17,10 +16,12 @@ use spreadlab_engine::model::{
 
 use crate::admission::{self, PriorityClass};
 use crate::convert::{convert_node, label_selector, labels, namespace_or};
-use crate::error::{ConvertError, InputError, InputWarning, join_path, path_text};
+use crate::error::{ConvertError, InputError, InputWarning, join_path};
 use crate::workload::WorkloadKind;
 use crate::{LoadOptions, Loaded};
 
+mod fields;
+mod identity;
 mod validation;
 mod workloads;
 
@@ -140,6 +141,10 @@ pub(crate) struct Loader<'o> {
     pending: Vec<PendingPriority>,
     /// ReplicaSet workloads owned by a Deployment: (workload index, namespace, Deployment name).
     deployment_replica_sets: Vec<(usize, String, String)>,
+    /// Objects not read: replaced by a later source, or duplicated in theirs.
+    skips: std::collections::HashMap<identity::Slot, identity::Skip>,
+    /// The index of the source being read.
+    source: usize,
 }
 
 /// Kinds without a namespace.
@@ -157,13 +162,6 @@ fn type_name(value: &Value) -> &'static str {
         Value::Array(_) => "a sequence",
         Value::Object(_) => "a mapping",
     }
-}
-
-fn typed<T: DeserializeOwned>(place: &Place, value: Value) -> Result<T, Failure> {
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = path_text(error.path());
-        place.error(Some(&path), error.inner().to_string())
-    })
 }
 
 /// `metadata.name`, or for `generateName` the prefix plus a stable stand-in suffix.
@@ -190,6 +188,8 @@ impl<'o> Loader<'o> {
             stopped: false,
             pending: Vec::new(),
             deployment_replica_sets: Vec::new(),
+            skips: std::collections::HashMap::new(),
+            source: 0,
         }
     }
 
@@ -308,35 +308,11 @@ impl<'o> Loader<'o> {
             return;
         }
         place.object = Some(self.object_id(&kind, &map));
+        if self.skipped(&place) {
+            return;
+        }
         if let Err(error) = self.add_object(&place, &kind, Value::Object(map)) {
             self.loaded.errors.push(*error);
-        }
-    }
-
-    /// `Kind/namespace/name` (`Kind/name` for cluster-scoped kinds, `Kind` without a name).
-    fn object_id(&self, kind: &str, map: &serde_json::Map<String, Value>) -> String {
-        let metadata = map.get("metadata");
-        let field = |name: &str| {
-            metadata
-                .and_then(|m| m.get(name))
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        };
-        let name = if kind == "component" {
-            map.get("name").and_then(Value::as_str)
-        } else {
-            field("name")
-        };
-        let name = name.or_else(|| field("generateName"));
-        let namespace = if cluster_scoped(kind) {
-            None
-        } else {
-            Some(field("namespace").unwrap_or(&self.options.default_namespace))
-        };
-        match (namespace, name) {
-            (Some(namespace), Some(name)) => format!("{kind}/{namespace}/{name}"),
-            (None, Some(name)) => format!("{kind}/{name}"),
-            (_, None) => kind.to_owned(),
         }
     }
 
@@ -344,7 +320,7 @@ impl<'o> Loader<'o> {
         let default_namespace = self.options.default_namespace.clone();
         match kind {
             "Node" => {
-                let mut node: core_api::Node = typed(place, value)?;
+                let mut node: core_api::Node = self.typed(place, value)?;
                 let defaulted = admission::default_node_allocatable(&mut node);
                 let node = convert_node(&node).map_err(|mut e| {
                     if defaulted && e.path.starts_with("status.allocatable") {
@@ -354,9 +330,12 @@ impl<'o> Loader<'o> {
                 })?;
                 self.loaded.cluster.nodes.push(node);
             }
-            "Pod" => self.add_pod(place, typed(place, value)?)?,
+            "Pod" => {
+                let pod = self.typed(place, value)?;
+                self.add_pod(place, pod)?
+            }
             "Namespace" => {
-                let namespace: core_api::Namespace = typed(place, value)?;
+                let namespace: core_api::Namespace = self.typed(place, value)?;
                 let name = object_name(place, &namespace.metadata)?;
                 let mut labels = labels(&namespace.metadata);
                 admission::default_namespace_labels(&name, &mut labels);
@@ -366,7 +345,7 @@ impl<'o> Loader<'o> {
                     .push(Namespace { name, labels });
             }
             "Service" => {
-                let service: core_api::Service = typed(place, value)?;
+                let service: core_api::Service = self.typed(place, value)?;
                 self.loaded.cluster.services.push(Service {
                     namespace: namespace_or(&service.metadata, &default_namespace),
                     name: object_name(place, &service.metadata)?,
@@ -374,7 +353,7 @@ impl<'o> Loader<'o> {
                 });
             }
             "ReplicaSet" => {
-                let set: apps::ReplicaSet = typed(place, value)?;
+                let set: apps::ReplicaSet = self.typed(place, value)?;
                 let spec = set
                     .spec
                     .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
@@ -388,7 +367,7 @@ impl<'o> Loader<'o> {
                 )?;
             }
             "StatefulSet" => {
-                let set: apps::StatefulSet = typed(place, value)?;
+                let set: apps::StatefulSet = self.typed(place, value)?;
                 let spec = set
                     .spec
                     .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
@@ -407,7 +386,7 @@ impl<'o> Loader<'o> {
                 }
             }
             "ReplicationController" => {
-                let controller: core_api::ReplicationController = typed(place, value)?;
+                let controller: core_api::ReplicationController = self.typed(place, value)?;
                 let spec = controller.spec.unwrap_or_default();
                 let template_labels = spec
                     .template
@@ -425,10 +404,16 @@ impl<'o> Loader<'o> {
                     ),
                 });
             }
-            "Deployment" => self.add_deployment(place, typed(place, value)?)?,
-            "Job" => self.add_job(place, typed(place, value)?)?,
+            "Deployment" => {
+                let deployment = self.typed(place, value)?;
+                self.add_deployment(place, deployment)?
+            }
+            "Job" => {
+                let job = self.typed(place, value)?;
+                self.add_job(place, job)?
+            }
             "PodDisruptionBudget" => {
-                let budget: policy::PodDisruptionBudget = typed(place, value)?;
+                let budget: policy::PodDisruptionBudget = self.typed(place, value)?;
                 let selector = budget.spec.as_ref().and_then(|spec| spec.selector.as_ref());
                 let (min_available, max_unavailable) = pdb_spec(place, budget.spec.as_ref())?;
                 self.loaded.cluster.pdbs.push(PodDisruptionBudget {
@@ -445,7 +430,7 @@ impl<'o> Loader<'o> {
             }
             "HorizontalPodAutoscaler" => {
                 // autoscaling/v1 and v2 share `scaleTargetRef` and `maxReplicas`.
-                let hpa: autoscaling::HorizontalPodAutoscaler = typed(place, value)?;
+                let hpa: autoscaling::HorizontalPodAutoscaler = self.typed(place, value)?;
                 let spec = hpa
                     .spec
                     .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
@@ -459,7 +444,7 @@ impl<'o> Loader<'o> {
                 });
             }
             "PriorityClass" => {
-                let class: scheduling::PriorityClass = typed(place, value)?;
+                let class: scheduling::PriorityClass = self.typed(place, value)?;
                 let name = object_name(place, &class.metadata)?;
                 let preemption_policy = crate::convert::preemption_policy(
                     class.preemption_policy.as_deref(),

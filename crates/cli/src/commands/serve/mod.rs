@@ -84,9 +84,9 @@ const OVERFLOW_DEADLINE: Duration = Duration::from_secs(1);
 const LINGER: Duration = Duration::from_millis(500);
 /// Over-limit connections queued for the overflow thread; more are closed unanswered.
 const OVERFLOW_QUEUE: usize = 16;
-/// Stack of a connection thread: it reads and writes only (decisions run on their own threads),
-/// so hundreds of waiting connections stay cheap.
-const CONNECTION_STACK: usize = 256 * 1024;
+/// Stack of a connection thread: it reads and writes only (every answer is computed on a
+/// decision thread, with the default stack), so hundreds of waiting connections stay cheap.
+const CONNECTION_STACK: usize = 512 * 1024;
 
 /// Connections per client address, so that a few clients cannot take every slot.
 #[derive(Default)]

@@ -96,9 +96,8 @@ impl Service {
     /// background, still counted as running. The engine is pure and has no cancellation point,
     /// so it cannot be stopped, only no longer waited for.
     pub fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Vec<u8>) -> Answer {
-        if method != "POST" {
-            return self.handle(method, path, &body);
-        }
+        // Every request, `/healthz` too (it may re-read the snapshot), runs on a decision thread:
+        // connection threads have small stacks and only read and write.
         if self.running.fetch_add(1, Ordering::SeqCst) >= self.max_decisions {
             self.running.fetch_sub(1, Ordering::SeqCst);
             return (503, json!({"error": "too many decisions running; retry"}));
