@@ -3,8 +3,10 @@
 //! plugins) and the few labels controllers add to the pods they create. One function or block per
 //! rule, each citing the upstream file.
 //!
-//! Pods read from a snapshot (bound pods) went through all of this when they were created and are
-//! not mutated again; workload templates and the pods created from them are.
+//! Bound pods read from a snapshot went through all of this when they were created; [`admit_pod`]
+//! is idempotent, so it is applied to them too: a real snapshot is unchanged, and a hand-written
+//! bound pod (only `limits`, no default tolerations) is stored as the API server would store it.
+//! Workload templates and the pods created from them are admitted as well.
 
 use std::collections::BTreeMap;
 

@@ -101,7 +101,7 @@ impl LoadOptions {
 /// Everything a load produced.
 ///
 /// - `cluster`: Nodes; bound Pods (`spec.nodeName` set; terminal ones kept, the engine drops
-///   them; not mutated: they were admitted when created); Namespaces (with the
+///   them; admitted again, which changes nothing on a real snapshot: [`admit_pod`]); Namespaces (with the
 ///   `kubernetes.io/metadata.name` label); Services; ReplicaSets, StatefulSets and
 ///   ReplicationControllers as controllers, plus the ReplicaSet each Deployment's controller
 ///   would create (`<name>-<pod-template-hash>`); PodDisruptionBudgets.

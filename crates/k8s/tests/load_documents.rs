@@ -74,10 +74,23 @@ spec:
     assert_eq!(cluster.nodes[0].allocatable["cpu"], 4000);
     assert_eq!(cluster.nodes[0].allocatable["memory"], 8 << 30);
     assert_eq!(cluster.nodes[0].taints[0].effect, TaintEffect::NoSchedule);
-    // A PodList item without kind is a Pod; bound pods are not mutated (no default tolerations).
+    // A PodList item without kind is a Pod; bound pods get the API server's defaulting and
+    // admission as unbound ones do (DefaultTolerationSeconds: not-ready and unreachable, 300 s),
+    // which a real snapshot already shows.
     assert_eq!(cluster.pods.len(), 1);
     assert_eq!(cluster.pods[0].key(), "prod/p1");
-    assert!(cluster.pods[0].tolerations.is_empty());
+    let tolerated: Vec<&str> = cluster.pods[0]
+        .tolerations
+        .iter()
+        .map(|t| t.key.as_str())
+        .collect();
+    assert_eq!(
+        tolerated,
+        [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable"
+        ]
+    );
     // The API server labels every namespace with its name.
     assert_eq!(
         cluster.namespaces[0].labels,
@@ -243,4 +256,22 @@ fn later_sources_replace_objects_and_duplicates_in_one_source_are_errors() {
             .message
             .starts_with("the same object is already in this file (document 0)")
     );
+}
+
+/// Issue 14, item 4: a bound pod with only `limits` holds them as requests, as the API server's
+/// defaulting stores it (`SetDefaults_Pod`), so its GPU is not handed to another pod.
+#[test]
+fn bound_pods_get_the_api_server_defaulting() {
+    let text = "apiVersion: v1
+kind: Pod
+metadata: {name: gpu-user}
+spec:
+  nodeName: n1
+  containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: \"1\", cpu: \"2\"}}}]
+";
+    let loaded = load_text("bound.yaml", text);
+    assert_clean(&loaded);
+    let requests = &loaded.cluster.pods[0].containers[0].requests;
+    assert_eq!(requests.get("nvidia.com/gpu"), Some(&1));
+    assert_eq!(requests.get("cpu"), Some(&2000));
 }

@@ -138,9 +138,9 @@ pub fn convert_pod_validated(
     }
 }
 
-/// Converts a Pod as written: no API-server mutation (see [`crate::admit_pod`]), `spec.priority`
-/// as given (0 when absent, no PriorityClass lookup). For unit-test fixtures and for bound pods
-/// read from a snapshot, which were admitted when they were created.
+/// Converts a Pod as written: no API-server mutation (see [`crate::admit_pod`], which the loader
+/// applies to every pod), `spec.priority` as given (0 when absent, no PriorityClass lookup). For
+/// unit-test fixtures, which upstream builds without the API server.
 ///
 /// A pod without `metadata.namespace` gets `default_namespace`.
 pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod, ConvertError> {

@@ -34,8 +34,11 @@ impl Loader<'_> {
         let explicit_priority = spec.and_then(|s| s.priority);
         let explicit_preemption_policy = spec.is_some_and(|s| s.preemption_policy.is_some());
         if converted.node_name.is_some() {
-            // A bound pod from a snapshot: admitted when it was created, so only a missing
-            // priority is filled in.
+            // A bound pod: the API server defaulted and admitted it when it was created. A
+            // snapshot shows the result, on which admission changes nothing (it is idempotent);
+            // a hand-written bound pod gets it here, so a pod with only `limits` holds its
+            // requests as in a real cluster. A missing priority is filled in below.
+            admission::admit_pod(&mut converted);
             let index = self.loaded.cluster.pods.len();
             self.loaded.cluster.pods.push(converted);
             if explicit_priority.is_none() {
