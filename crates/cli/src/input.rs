@@ -69,7 +69,13 @@ pub fn read_bounded(name: &str, reader: impl Read, left: &mut u64) -> Result<Str
         });
     }
     *left -= bytes.len() as u64;
-    String::from_utf8(bytes).map_err(|e| format!("{name}: stream did not contain valid UTF-8: {e}"))
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return Err(format!(
+            "{name}: the text is UTF-16 (PowerShell's `>` writes it); convert it to UTF-8, e.g. \
+             `iconv -f UTF-16 -t UTF-8 {name}` or `Out-File -Encoding utf8`"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text: {e}"))
 }
 
 /// The scenario of `files`, loaded and checked: warnings printed, `Err` (already printed) on any

@@ -133,9 +133,8 @@ pub fn render(report: &Report) -> String {
     for pod in report.pods.iter().filter(|p| p.node.is_none()) {
         render_pending(&mut out, pod);
     }
-    for warning in &report.warnings {
-        let _ = writeln!(out, "\nwarning: {warning}");
-    }
+    // The input's warnings are on standard error already (`input::load_files`); the JSON
+    // report carries them, the table does not repeat them.
     out
 }
 

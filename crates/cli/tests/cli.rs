@@ -907,3 +907,35 @@ fn unknown_fields_follow_validate() {
     assert!(!String::from_utf8_lossy(&ignore.stderr).contains("nodeSelecter"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 14, item 5: a warning is printed once (on standard error; the table no longer repeats
+/// it), and a UTF-16 file gets a hint to convert it instead of a decoding error.
+#[test]
+fn warnings_once_and_utf16_hint() {
+    let dir = std::env::temp_dir().join(format!("spreadlab-once-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("warn.yaml");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"4\", pods: \"110\"}}\n---\n\
+         apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+    )
+    .unwrap();
+    let output = simulate(&[path.to_str().unwrap()]);
+    let both = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(both.matches("kind `Widget`").count(), 1, "{both}");
+
+    let utf16 = dir.join("utf16.yaml");
+    std::fs::write(&utf16, b"\xff\xfea\x00p\x00").unwrap();
+    let output = simulate(&[utf16.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(EXIT_INPUT_ERROR));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("the text is UTF-16"),
+        "{output:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

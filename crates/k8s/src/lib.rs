@@ -193,10 +193,12 @@ pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
         .iter()
         .map(|source| {
             (source.text.len() <= options.max_bytes).then(|| {
-                if raw::looks_like_json(&source.text) {
-                    raw::parse_json(&source.text, &options.limits())
+                // A UTF-8 byte order mark (Windows editors write one) is not content.
+                let text = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
+                if raw::looks_like_json(text) {
+                    raw::parse_json(text, &options.limits())
                 } else {
-                    yaml::parse_documents(&source.text, &options.limits())
+                    yaml::parse_documents(text, &options.limits())
                 }
             })
         })

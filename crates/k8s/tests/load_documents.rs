@@ -275,3 +275,50 @@ spec:
     assert_eq!(requests.get("nvidia.com/gpu"), Some(&1));
     assert_eq!(requests.get("cpu"), Some(&2000));
 }
+
+/// Issue 14, item 5: a UTF-8 byte order mark before JSON is not content (before YAML it never
+/// was); a Node with only `generateName` gets a name, as the API server would give it; a
+/// removed API version says when it was removed and what to use; a cluster-scoped kind that
+/// spreadlab skips is not named with a namespace.
+#[test]
+fn byte_order_marks_generated_names_removed_apis_and_cluster_scope() {
+    let bom = load_text(
+        "bom.json",
+        "\u{feff}{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"n1\"}}",
+    );
+    assert_clean(&bom);
+    assert_eq!(bom.cluster.nodes[0].name, "n1");
+
+    let generated = load_text(
+        "gen.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {generateName: node-}\n",
+    );
+    assert_clean(&generated);
+    let name = &generated.cluster.nodes[0].name;
+    assert!(
+        name.starts_with("node-") && name.len() > "node-".len(),
+        "{name}"
+    );
+
+    let removed = load_text(
+        "pdb.yaml",
+        "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: p}\nspec: {minAvailable: 1}\n",
+    );
+    assert_eq!(removed.errors[0].path.as_deref(), Some("apiVersion"));
+    assert!(
+        removed.errors[0]
+            .message
+            .starts_with("policy/v1beta1 PodDisruptionBudget was removed in Kubernetes 1.25; use apiVersion policy/v1"),
+        "{}",
+        removed.errors[0]
+    );
+
+    let skipped = load_text(
+        "sc.yaml",
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\nprovisioner: x\n",
+    );
+    assert_eq!(
+        skipped.warnings[0].object.as_deref(),
+        Some("StorageClass/fast")
+    );
+}

@@ -196,9 +196,10 @@ fn load_options(namespace: &str) -> LoadOptions {
     LoadOptions {
         default_namespace: namespace.to_owned(),
         max_documents: MAX_CLUSTER_OBJECTS + 1,
-        // The API server has accepted every object the policy reads: a field the v1.35 types
-        // do not have is from a newer cluster, worth a warning, not a rejection.
-        field_validation: FieldValidation::Warn,
+        // The API server has validated every object the policy reads (a field the v1.35 types
+        // do not have is from a newer cluster), and the policy links spreadlab-k8s without
+        // `strict-fields`, which would double its size.
+        field_validation: FieldValidation::Ignore,
         ..LoadOptions::default()
     }
 }

@@ -20,6 +20,9 @@ impl Loader<'_> {
         place: &Place,
         value: Value,
     ) -> Result<T, Failure> {
+        if let Some(message) = removed_api(&value) {
+            return Err(place.error(Some("apiVersion"), message));
+        }
         let (typed, unknown) = typed_with_unknown(place, value)?;
         let message = |path: &str| {
             format!(
@@ -45,23 +48,40 @@ impl Loader<'_> {
 
 /// The object as its typed API struct, and the paths of the fields that struct does not have
 /// (misspelled, wrongly cased, or from a newer Kubernetes), for [`Loader::typed`].
+#[cfg(feature = "strict-fields")]
 fn typed_with_unknown<T: DeserializeOwned>(
     place: &Place,
     value: Value,
 ) -> Result<(T, Vec<String>), Failure> {
     let mut unknown = Vec::new();
-    let typed = serde_path_to_error::deserialize(serde_ignored::Deserializer::new(
-        value,
-        &mut |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path)),
-    ))
-    .map_err(|error| {
-        let path = path_text(error.path());
-        place.error(Some(&path), error.inner().to_string())
-    })?;
+    let mut record = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
+    // One callback type for every `T` (not a closure type per instantiation): the wrapped
+    // deserializer, and every nested type's code under it, is then shared by all kinds.
+    let mut callback: &mut dyn FnMut(serde_ignored::Path<'_>) = &mut record;
+    let typed =
+        serde_path_to_error::deserialize(serde_ignored::Deserializer::new(value, &mut callback))
+            .map_err(|error| {
+                let path = path_text(error.path());
+                place.error(Some(&path), error.inner().to_string())
+            })?;
     Ok((typed, unknown))
 }
 
+/// Without the feature `strict-fields`: the typed struct, no unknown field named.
+#[cfg(not(feature = "strict-fields"))]
+fn typed_with_unknown<T: DeserializeOwned>(
+    place: &Place,
+    value: Value,
+) -> Result<(T, Vec<String>), Failure> {
+    let typed = serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = path_text(error.path());
+        place.error(Some(&path), error.inner().to_string())
+    })?;
+    Ok((typed, Vec::new()))
+}
+
 /// A path as the rest of spreadlab writes it: `spec.containers[0].name`.
+#[cfg(feature = "strict-fields")]
 fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
     use serde_ignored::Path;
     match path {
@@ -72,4 +92,29 @@ fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
         | Path::NewtypeStruct { parent }
         | Path::NewtypeVariant { parent } => ignored_path(parent),
     }
+}
+
+/// An API version Kubernetes no longer serves for this kind, with the release that removed it
+/// and the one to use (the deprecated API migration guide, kubernetes.io/docs/reference/using-api/
+/// deprecation-guide/).
+fn removed_api(value: &Value) -> Option<String> {
+    let field = |name: &str| value.get(name).and_then(Value::as_str).unwrap_or("");
+    let (kind, api_version) = (field("kind"), field("apiVersion"));
+    let (removed_in, current) = match (api_version, kind) {
+        (
+            "extensions/v1beta1" | "apps/v1beta1" | "apps/v1beta2",
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet",
+        ) => ("1.16", "apps/v1"),
+        ("policy/v1beta1", "PodDisruptionBudget") => ("1.25", "policy/v1"),
+        ("batch/v1beta1", "CronJob") => ("1.25", "batch/v1"),
+        ("autoscaling/v2beta1", "HorizontalPodAutoscaler") => ("1.25", "autoscaling/v2"),
+        ("autoscaling/v2beta2", "HorizontalPodAutoscaler") => ("1.26", "autoscaling/v2"),
+        ("scheduling.k8s.io/v1alpha1" | "scheduling.k8s.io/v1beta1", "PriorityClass") => {
+            ("1.22", "scheduling.k8s.io/v1")
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "{api_version} {kind} was removed in Kubernetes {removed_in}; use apiVersion {current} (the fields are the same or close: see the deprecated API migration guide)"
+    ))
 }

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Loader, Place, cluster_scoped};
+use super::{Loader, Place};
 use crate::error::join_path;
 
 /// Where an object sits: source index, document index, path inside the document.
@@ -177,4 +177,40 @@ impl Loader<'_> {
             (_, None) => kind.to_owned(),
         }
     }
+}
+
+/// Kinds without a namespace: the ones spreadlab reads, and the common cluster-scoped kinds it
+/// skips (so that their warnings do not name a namespace they do not have).
+pub(super) fn cluster_scoped(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Node"
+            | "Namespace"
+            | "PriorityClass"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "CSINode"
+            | "CSIDriver"
+            | "VolumeAttachment"
+            | "RuntimeClass"
+            | "IngressClass"
+            | "ClusterRole"
+            | "ClusterRoleBinding"
+            | "CustomResourceDefinition"
+            | "APIService"
+            | "MutatingWebhookConfiguration"
+            | "ValidatingWebhookConfiguration"
+            | "ValidatingAdmissionPolicy"
+            | "ValidatingAdmissionPolicyBinding"
+            | "MutatingAdmissionPolicy"
+            | "MutatingAdmissionPolicyBinding"
+            | "CertificateSigningRequest"
+            | "DeviceClass"
+            | "ResourceSlice"
+            | "ClusterAdmissionPolicy"
+            | "ClusterPolicy"
+            | "ComponentStatus"
+            | "FlowSchema"
+            | "PriorityLevelConfiguration"
+    )
 }

@@ -147,11 +147,6 @@ pub(crate) struct Loader<'o> {
     source: usize,
 }
 
-/// Kinds without a namespace.
-fn cluster_scoped(kind: &str) -> bool {
-    matches!(kind, "Node" | "Namespace" | "PriorityClass")
-}
-
 /// A JSON type's name for messages.
 fn type_name(value: &Value) -> &'static str {
     match value {
@@ -322,13 +317,17 @@ impl<'o> Loader<'o> {
             "Node" => {
                 let mut node: core_api::Node = self.typed(place, value)?;
                 let defaulted = admission::default_node_allocatable(&mut node);
+                let name = object_name(place, &node.metadata)?;
                 let node = convert_node(&node).map_err(|mut e| {
                     if defaulted && e.path.starts_with("status.allocatable") {
                         e.path = e.path.replacen("status.allocatable", "status.capacity", 1);
                     }
                     place.convert_error(e)
                 })?;
-                self.loaded.cluster.nodes.push(node);
+                self.loaded
+                    .cluster
+                    .nodes
+                    .push(spreadlab_engine::model::Node { name, ..node });
             }
             "Pod" => {
                 let pod = self.typed(place, value)?;
