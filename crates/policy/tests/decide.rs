@@ -612,3 +612,19 @@ fn borrowed_selectors_and_foreign_owners_do_not_bypass_the_check() {
         assert!(rejection(&owned).contains(expected), "{owner}: {owned:?}");
     }
 }
+
+/// Issue 19: an admitted Deployment of 2^31−1 replicas is decided in bounded memory and time
+/// (1,000 replicas built, the rest counted) and refused with the scheduler's message; before,
+/// building every replica exhausted memory.
+#[test]
+fn the_largest_replica_count_is_decided_not_built() {
+    let cluster = borrowed_cluster();
+    let mut payload: Value = serde_json::from_slice(&web_request(json!({}))).unwrap();
+    payload["request"]["object"]["spec"]["replicas"] = json!(2_147_483_647);
+    let decision = decide_payload(&serde_json::to_vec(&payload).unwrap(), &cluster);
+    let message = rejection(&decision);
+    assert!(
+        message.contains("2147483647 of 2147483647 replicas would stay Pending: 0/3 nodes are available: 3 Insufficient cpu."),
+        "{message}"
+    );
+}
