@@ -502,7 +502,9 @@ fn whatif_fail_each_zone_gives_the_n_plus_one_verdict() {
         "unreachable",
     ]);
     assert!(
-        table.contains("survives the loss of any one node with at least 66% of 3 replicas"),
+        table.contains(
+            "does NOT survive the loss of any one node: at least 2 of 3 replicas (66%) run after rescheduling"
+        ),
         "{table}"
     );
     let (code, _) = run(&["whatif", &file, "--fail", "rack=1"]);

@@ -242,13 +242,21 @@ fn render(view: &WhatIf) -> String {
             }
         );
         for s in &sweep.survival {
+            // "Survives" only when every desired replica runs again after each loss; otherwise
+            // the worst case says how short it falls (and the exit code is 1).
+            let verdict = if s.min_running_after >= s.desired {
+                "survives"
+            } else {
+                "does NOT survive"
+            };
             let _ = writeln!(
                 out,
-                "  {}: survives the loss of any one {} with at least {}% of {} replicas running after rescheduling (worst: {}, {} running; {} right after the failure)",
+                "  {}: {verdict} the loss of any one {}: at least {} of {} replicas ({}%) run after rescheduling (worst: {}, {} running; {} right after the failure)",
                 s.workload,
                 sweep.kind.as_str(),
-                s.percent_after(),
+                s.min_running_after,
                 s.desired,
+                s.percent_after(),
                 s.worst
                     .as_ref()
                     .map_or_else(|| String::from("-"), Domain::describe),
