@@ -941,3 +941,30 @@ fn warnings_once_and_utf16_hint() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 14, item 5: lint names a syntax error `input-unreadable` (not the API server's
+/// validation), and on a cluster without zone labels it does not warn about losing "(no zone)"
+/// (before: two zone-loss warnings per workload).
+#[test]
+fn lint_tells_unreadable_text_apart_and_needs_zones_for_zone_loss() {
+    let dir = std::env::temp_dir().join(format!("spreadlab-lint5-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.yaml");
+    std::fs::write(&bad, "apiVersion: v1\nkind: Node\nmetadata: {name: n1\n").unwrap();
+    let (code, json) = run(&["lint", "-o", "json", bad.to_str().unwrap()]);
+    assert_eq!(code, EXIT_PENDING);
+    let findings: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(findings[0]["rule"], "input-unreadable", "{findings}");
+    let zoneless = dir.join("zoneless.yaml");
+    std::fs::write(
+        &zoneless,
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: \"4\", pods: \"110\"}}\n---\n\
+         apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n  \
+         selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    \
+         spec: {containers: [{name: c, image: x, resources: {requests: {cpu: \"1\"}}}]}\n",
+    )
+    .unwrap();
+    let (_, table) = run(&["lint", zoneless.to_str().unwrap()]);
+    assert!(!table.contains("zone-loss-not-survived"), "{table}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

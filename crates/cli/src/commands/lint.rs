@@ -48,12 +48,20 @@ pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
     }
-    let validation = lint::rule("kubernetes-validation").map_or("", |r| r.fix);
+    // An error about an object (it names one) is the API server's validation; one about a
+    // document or a file is text that cannot be read at all.
+    let rule_of = |e: &spreadlab_k8s::InputError| {
+        if e.object.is_some() {
+            "kubernetes-validation"
+        } else {
+            "input-unreadable"
+        }
+    };
     let mut views: Vec<FindingView> = loaded
         .errors
         .iter()
         .map(|e| FindingView {
-            rule: "kubernetes-validation".into(),
+            rule: rule_of(e).into(),
             severity: "error",
             workload: e.object.clone(),
             file: Some(e.file.clone()),
@@ -61,7 +69,7 @@ pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
             column: e.column,
             path: e.path.clone(),
             message: e.message.clone(),
-            fix: validation,
+            fix: lint::rule(rule_of(e)).map_or("", |r| r.fix),
         })
         .collect();
     let options = Options::default();

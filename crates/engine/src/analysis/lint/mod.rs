@@ -57,6 +57,13 @@ pub struct Rule {
 /// Every rule, in report order.
 pub const RULES: &[Rule] = &[
     Rule {
+        id: "input-unreadable",
+        severity: Severity::Error,
+        title: "The input cannot be read",
+        explanation: "The file is not YAML or JSON as written (a syntax error, a wrong encoding, a document that is not an object), so nothing in that document is checked.",
+        fix: "Fix the text at the line and column given.",
+    },
+    Rule {
         id: "kubernetes-validation",
         severity: Severity::Error,
         title: "The API server rejects this object",

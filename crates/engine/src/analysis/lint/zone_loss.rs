@@ -17,8 +17,11 @@ impl Checker<'_> {
     /// shortfall per mode, and per PodDisruptionBudget the first zone whose sudden loss leaves it
     /// short and the first whose drain blocks (a drain is the same in both modes: asked once).
     pub(super) fn zone_loss(&mut self, options: &Options) {
-        let zones =
+        let mut zones =
             crate::analysis::per_zone(&self.settled.cluster, &self.settled.members[self.index]);
+        // Nodes without a zone label are not a zone: losing "(no zone)" is no zone failure (on
+        // a cluster without zone labels the rule has nothing to check).
+        zones.remove(crate::analysis::NO_ZONE);
         if zones.is_empty() {
             return;
         }
