@@ -21,6 +21,7 @@ mod convert;
 mod error;
 mod load;
 mod locate;
+mod locate_json;
 mod polyaxon;
 mod raw;
 mod workload;

@@ -405,7 +405,7 @@ pub(crate) const MAX_LOCATED: usize = 1_000;
 
 /// Moves every conversion error and warning of `loaded` (those with a document and a field path
 /// but no column: the parser's syntax errors already have one) from its document's start line to
-/// its field's line and column, for sources read as YAML.
+/// its field's line and column (YAML here, JSON in `locate_json.rs`).
 pub(crate) fn locate_fields(sources: &[crate::Source], limit: usize, loaded: &mut crate::Loaded) {
     let mut segments: Vec<Option<Vec<crate::yaml::Segment>>> = Vec::new();
     segments.resize_with(sources.len(), || None);
@@ -428,10 +428,19 @@ pub(crate) fn locate_fields(sources: &[crate::Source], limit: usize, loaded: &mu
             continue;
         };
         let text = &sources[source].text;
-        if budget == 0 || crate::raw::looks_like_json(text) {
+        if budget == 0 {
             continue;
         }
         budget -= 1;
+        if crate::raw::looks_like_json(text.strip_prefix('\u{feff}').unwrap_or(text)) {
+            if let Some((at_line, at_column)) =
+                crate::locate_json::field_position(text, document, path)
+            {
+                *line = Some(at_line);
+                *column = Some(at_column);
+            }
+            continue;
+        }
         let split = segments[source].get_or_insert_with(|| crate::yaml::split(text, limit));
         let Some(segment) = split.iter().find(|s| s.index == document) else {
             continue;

@@ -398,3 +398,18 @@ spec:
     );
     assert_eq!(ignore.workloads.len(), 2);
 }
+
+/// Issue 14, item 5: an error in a JSON file points at its field's line and column (before: at
+/// the document's first line), in a List item too.
+#[test]
+fn json_errors_point_at_their_field() {
+    let text = "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n    {\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\",\n     \"metadata\": {\"name\": \"web\"},\n     \"spec\": {\"replicas\": -1, \"selector\": {\"matchLabels\": {\"app\": \"web\"}},\n              \"template\": {\"metadata\": {\"labels\": {\"app\": \"web\"}}, \"spec\": {\"containers\": [{\"name\": \"c\", \"image\": \"x\"}]}}}}\n  ]\n}\n";
+    let loaded = load_text("list.json", text);
+    let error = &loaded.errors[0];
+    assert_eq!(
+        error.path.as_deref(),
+        Some("items[0].spec.replicas"),
+        "{error}"
+    );
+    assert_eq!((error.line, error.column), (Some(7), Some(15)), "{error}");
+}
