@@ -38,8 +38,7 @@ pub fn read_sources(files: &[String]) -> Result<Vec<Source>, String> {
         let text = if file == "-" {
             read_bounded(file, std::io::stdin().lock(), &mut left)?
         } else {
-            let opened = std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?;
-            read_bounded(file, opened, &mut left)?
+            read_path(std::path::Path::new(file), &mut left)?
         };
         sources.push(Source {
             name: file.clone(),
@@ -47,6 +46,13 @@ pub fn read_sources(files: &[String]) -> Result<Vec<Source>, String> {
         });
     }
     Ok(sources)
+}
+
+/// A file as UTF-8 text, within the same limits as [`read_bounded`] (named by its path).
+pub fn read_path(path: &std::path::Path, left: &mut u64) -> Result<String, String> {
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
+    read_bounded(&name, file, left)
 }
 
 /// One file or stream as UTF-8 text, at most 64 MiB and at most `left` bytes (which it

@@ -9,15 +9,15 @@
 //! lookup costs at most (segments × document length); a segment it cannot follow (an alias, a
 //! merge key, a complex key) leaves the position at the deepest field found.
 
-/// One step of a field path.
+/// One step of a field path (also read by `locate_json.rs`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Step<'a> {
+pub(crate) enum Step<'a> {
     Key(&'a str),
     Index(usize),
 }
 
 /// `a.b[2].c` → `[Key(a), Key(b), Index(2), Key(c)]`; `None` for a malformed path.
-fn steps(path: &str) -> Option<Vec<Step<'_>>> {
+pub(crate) fn steps(path: &str) -> Option<Vec<Step<'_>>> {
     let mut out = Vec::new();
     for part in path.split('.') {
         let (key, mut rest) = match part.find('[') {

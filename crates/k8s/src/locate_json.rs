@@ -4,31 +4,7 @@
 //! value without building it) and returns the line and column of the deepest field found: the
 //! key's opening quote, or an array element's first byte.
 
-/// One step of a field path.
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
-/// `a.b[2].c` → steps; `None` for a malformed path.
-fn steps(path: &str) -> Option<Vec<Step<'_>>> {
-    let mut out = Vec::new();
-    for part in path.split('.') {
-        let (key, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
-        if !key.is_empty() {
-            out.push(Step::Key(key));
-        }
-        while let Some(inner) = rest.strip_prefix('[') {
-            let end = inner.find(']')?;
-            out.push(Step::Index(inner[..end].parse().ok()?));
-            rest = &inner[end + 1..];
-        }
-        if !rest.is_empty() {
-            return None;
-        }
-    }
-    Some(out)
-}
+use crate::locate::{Step, steps};
 
 struct Scanner<'t> {
     text: &'t [u8],

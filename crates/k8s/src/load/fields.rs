@@ -60,10 +60,7 @@ fn typed_with_unknown<T: DeserializeOwned>(
     let mut callback: &mut dyn FnMut(serde_ignored::Path<'_>) = &mut record;
     let typed =
         serde_path_to_error::deserialize(serde_ignored::Deserializer::new(value, &mut callback))
-            .map_err(|error| {
-                let path = path_text(error.path());
-                place.error(Some(&path), error.inner().to_string())
-            })?;
+            .map_err(|error| type_error(place, &error))?;
     Ok((typed, unknown))
 }
 
@@ -73,11 +70,14 @@ fn typed_with_unknown<T: DeserializeOwned>(
     place: &Place,
     value: Value,
 ) -> Result<(T, Vec<String>), Failure> {
-    let typed = serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = path_text(error.path());
-        place.error(Some(&path), error.inner().to_string())
-    })?;
+    let typed =
+        serde_path_to_error::deserialize(value).map_err(|error| type_error(place, &error))?;
     Ok((typed, Vec::new()))
+}
+
+/// A type error at its field path.
+fn type_error(place: &Place, error: &serde_path_to_error::Error<serde_json::Error>) -> Failure {
+    place.error(Some(&path_text(error.path())), error.inner().to_string())
 }
 
 /// A path as the rest of spreadlab writes it: `spec.containers[0].name`.

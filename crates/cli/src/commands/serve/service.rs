@@ -29,13 +29,6 @@ pub struct Service {
     max_decisions: usize,
 }
 
-/// A snapshot or settings file, within the CLI's input limits ([`crate::input::read_bounded`]).
-fn read_file(path: &std::path::Path, left: &mut u64) -> Result<String, String> {
-    let name = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| format!("{name}: {e}"))?;
-    crate::input::read_bounded(&name, file, left)
-}
-
 /// Counts a running decision out when dropped.
 struct Running<'a>(&'a AtomicUsize);
 
@@ -60,7 +53,7 @@ impl Service {
             None => Settings::default(),
             Some(path) => {
                 let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
-                let text = read_file(path, &mut left)?;
+                let text = crate::input::read_path(path, &mut left)?;
                 let values = spreadlab_k8s::read_documents(
                     &Source {
                         name: path.display().to_string(),

@@ -165,10 +165,11 @@ fn read_complete(files: &[PathBuf]) -> Result<Vec<Value>, String> {
     let mut objects = Vec::new();
     let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
     for file in files {
-        let name = file.display().to_string();
-        let opened = std::fs::File::open(file).map_err(|e| format!("{name}: {e}"))?;
-        let text = crate::input::read_bounded(&name, opened, &mut left)?;
-        let source = Source { name, text };
+        let text = crate::input::read_path(file, &mut left)?;
+        let source = Source {
+            name: file.display().to_string(),
+            text,
+        };
         let values = spreadlab_k8s::read_documents(&source, &LoadOptions::default())
             .map_err(|e| e.to_string())?;
         if values.is_empty() {
