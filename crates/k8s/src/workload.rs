@@ -168,7 +168,7 @@ impl Workload {
     /// ([`Workload::running_pods`]), all of them; see [`Workload::replicas_to_create`] for the
     /// bounded form the analyses use.
     pub fn pods_to_create(&self, cluster: &Cluster) -> Vec<Pod> {
-        self.create(cluster, usize::MAX)
+        self.create(cluster, &self.running_pods(cluster), usize::MAX)
     }
 
     /// The missing replicas as the analyses place them: the pods built (as many as can change
@@ -184,8 +184,13 @@ impl Workload {
     /// labels (StatefulSet), admitted again ([`crate::admit_pod`] is idempotent; this merges
     /// `matchLabelKeys` for per-pod labels).
     pub fn replicas_to_create(&self, cluster: &Cluster) -> (Vec<Pod>, usize) {
-        let (build, missing) = self.replicas_to_build(cluster);
-        let pods = self.create(cluster, build);
+        self.replicas_to_create_beside(cluster, &self.running_pods(cluster))
+    }
+
+    /// [`Workload::replicas_to_create`] beside these running replicas.
+    fn replicas_to_create_beside(&self, cluster: &Cluster, running: &[&Pod]) -> (Vec<Pod>, usize) {
+        let (build, missing) = self.build_count(cluster, running);
+        let pods = self.create(cluster, running, build);
         let built = pods.len();
         (pods, missing.saturating_sub(built))
     }
@@ -193,9 +198,14 @@ impl Workload {
     /// How many of the missing replicas [`Workload::replicas_to_create`] builds, and how many
     /// are missing, without building any.
     pub fn replicas_to_build(&self, cluster: &Cluster) -> (usize, usize) {
+        self.build_count(cluster, &self.running_pods(cluster))
+    }
+
+    /// [`Workload::replicas_to_build`] beside these running replicas.
+    fn build_count(&self, cluster: &Cluster, running: &[&Pod]) -> (usize, usize) {
         let exact = !(self.kind == WorkloadKind::StatefulSet
             && bound::per_pod_labels_selected(cluster, &self.template));
-        let missing = self.missing(cluster);
+        let missing = self.missing(running);
         (
             bound::replicas_to_build(cluster, &self.template, missing, exact),
             missing,
@@ -204,8 +214,7 @@ impl Workload {
 
     /// How many replicas are missing: desired minus running (for ordinal names, the ordinals
     /// below `replicas` no running pod has).
-    fn missing(&self, cluster: &Cluster) -> usize {
-        let running = self.running_pods(cluster);
+    fn missing(&self, running: &[&Pod]) -> usize {
         let desired = usize::try_from(self.replicas).unwrap_or(0);
         match self.kind {
             WorkloadKind::Pod => usize::from(running.is_empty()),
@@ -233,9 +242,8 @@ impl Workload {
         (format!("{}-{ordinal}", self.name) == pod_name).then_some(ordinal)
     }
 
-    /// Up to `most` of the missing replicas, built, in name order.
-    fn create(&self, cluster: &Cluster, most: usize) -> Vec<Pod> {
-        let running = self.running_pods(cluster);
+    /// Up to `most` of the missing replicas beside `running`, built, in name order.
+    fn create(&self, cluster: &Cluster, running: &[&Pod], most: usize) -> Vec<Pod> {
         let desired = usize::try_from(self.replicas).unwrap_or(0);
         let names: Vec<String> = match self.kind {
             WorkloadKind::Pod if running.is_empty() && most > 0 => vec![self.name.clone()],
@@ -274,15 +282,12 @@ impl Workload {
     /// ([`Workload::replicas_to_create`]: built, and counted) and its update strategy; no HorizontalPodAutoscaler (see
     /// [`crate::Loaded::scenario`]).
     pub fn for_analysis(&self, cluster: &Cluster) -> spreadlab_engine::model::Workload {
-        let (to_create, not_built) = self.replicas_to_create(cluster);
+        let running = self.running_pods(cluster);
+        let (to_create, not_built) = self.replicas_to_create_beside(cluster, &running);
         spreadlab_engine::model::Workload {
             key: self.key(),
             desired: usize::try_from(self.replicas).unwrap_or(0),
-            running: self
-                .running_pods(cluster)
-                .iter()
-                .map(|pod| pod.key())
-                .collect(),
+            running: running.iter().map(|pod| pod.key()).collect(),
             to_create,
             not_built,
             template: self.pod_named(String::new()),
