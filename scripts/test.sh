@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of spreadlab: formatting, lints, unit and conformance tests, the no_std wasm
 # builds, the differential check of the seed scenarios against the real kube-scheduler (Go oracle),
-# a compile check of the benchmarks and the playground's browser tests (scripts/test-web.sh). Build
+# a short fuzzing run (scripts/fuzz.sh), a compile check of the benchmarks and the playground's browser tests (scripts/test-web.sh). Build
 # products go outside the clone so CI reuses them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +30,9 @@ bash scripts/test-gatekeeper-kyverno.sh
 
 echo "== tests"
 cargo test --workspace --no-fail-fast
+
+echo "== fuzzing: the loader and the analyses, 45 s each on the cached corpus (scripts/fuzz.sh)"
+bash scripts/fuzz.sh 45
 
 echo "== benchmarks compile (run them with: cargo bench -p spreadlab-bench)"
 cargo bench -q -p spreadlab-bench --no-run

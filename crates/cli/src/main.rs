@@ -97,8 +97,9 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
     },
-    /// Rolls the snapshot's pods of each Deployment or StatefulSet (the current revision) to the
-    /// one in the files (the new revision), step by step: completes or stalls, and why.
+    /// Rolls the snapshot's pods of each Deployment or StatefulSet from their revision to the
+    /// template in the files, step by step: completes or stalls, and why. A template equal to
+    /// the live ReplicaSet's is up to date (nothing to roll; `--restart` rolls anyway).
     Rollout {
         /// Snapshot and the new Deployment(s).
         #[arg(required = true)]
@@ -109,6 +110,10 @@ enum Command {
         /// Seconds from scheduling to Ready assumed for new pods.
         #[arg(long, default_value_t = 10)]
         ready_after: u64,
+        /// Roll a new revision of the same template, as `kubectl rollout restart` does (without
+        /// it, a workload whose template is its running revision has nothing to roll out).
+        #[arg(long)]
+        restart: bool,
         /// Output format.
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
@@ -298,8 +303,9 @@ fn main() -> ExitCode {
             files,
             workload,
             ready_after,
+            restart,
             output,
-        } => commands::rollout::run(&files, workload.as_deref(), ready_after, output),
+        } => commands::rollout::run(&files, workload.as_deref(), ready_after, restart, output),
         Command::Lint {
             files,
             rules,

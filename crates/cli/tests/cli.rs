@@ -968,3 +968,59 @@ fn lint_tells_unreadable_text_apart_and_needs_zones_for_zone_loss() {
     assert!(!table.contains("zone-loss-not-survived"), "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `rollout` on a snapshot whose Deployment's template is its live ReplicaSet's (nothing
+/// changed): up to date, nothing replaced, exit 0. `--restart` rolls a new revision of the same
+/// template (as `kubectl rollout restart`): both running pods are replaced.
+#[test]
+fn rollout_of_an_unchanged_deployment_is_up_to_date() {
+    let dir = scenarios_root().join("scale-up-live-revision");
+    let deployment = std::fs::read_to_string(dir.join("workload.yaml"))
+        .unwrap()
+        .replace("replicas: 3", "replicas: 2");
+    let tmp =
+        std::env::temp_dir().join(format!("spreadlab-up-to-date-{}.yaml", std::process::id()));
+    std::fs::write(&tmp, deployment).unwrap();
+    let cluster = dir.join("cluster.yaml").display().to_string();
+    let file = tmp.display().to_string();
+    let (code, json) = run(&["rollout", &cluster, &file, "-o", "json"]);
+    let view: Value = serde_json::from_str(&json).expect("json");
+    let api = &view[0];
+    assert_eq!(
+        (
+            &api["upToDate"],
+            &api["oldPods"],
+            &api["updatedPods"],
+            &api["completed"]
+        ),
+        (
+            &Value::from(true),
+            &Value::from(0),
+            &Value::from(2),
+            &Value::from(true)
+        ),
+        "{api}"
+    );
+    assert_eq!(code, EXIT_PLACED);
+    let (_, table) = run(&["rollout", &cluster, &file]);
+    assert!(table.contains("up to date"), "{table}");
+    let (code, json) = run(&["rollout", &cluster, &file, "--restart", "-o", "json"]);
+    let api = &serde_json::from_str::<Value>(&json).expect("json")[0];
+    assert_eq!(
+        (
+            &api["upToDate"],
+            &api["oldPods"],
+            &api["updatedPods"],
+            &api["completed"]
+        ),
+        (
+            &Value::from(false),
+            &Value::from(2),
+            &Value::from(0),
+            &Value::from(true)
+        ),
+        "{api}"
+    );
+    assert_eq!(code, EXIT_PLACED);
+    std::fs::remove_file(tmp).ok();
+}

@@ -7,6 +7,7 @@
 
 pub mod compare;
 pub mod differential;
+pub mod fuzz;
 pub mod generate;
 pub mod oracle;
 pub mod scenarios;

@@ -371,7 +371,9 @@ pub(crate) fn add_pod_template_hash(
 
 /// `pkg/controller/statefulset/stateful_set_utils.go` (`newVersionedStatefulSetPod`,
 /// `initIdentity`; gate PodIndexLabel GA since v1.32): a StatefulSet pod gets its name, its ordinal
-/// and the current revision (`<set>-<hash>`) as labels before it is created.
+/// and the current revision (`<set>-<hash>`) as labels before it is created. A template that
+/// already carries a revision (the live one, `load/revisions.rs`) keeps it; otherwise the hash
+/// is a stand-in.
 pub(crate) fn add_stateful_set_pod_labels(
     set_key: &str,
     set_name: &str,
@@ -381,10 +383,9 @@ pub(crate) fn add_stateful_set_pod_labels(
 ) {
     labels.insert(LABEL_STATEFULSET_POD_NAME.to_owned(), pod_name.to_owned());
     labels.insert(LABEL_POD_INDEX.to_owned(), ordinal.to_string());
-    labels.insert(
-        LABEL_CONTROLLER_REVISION_HASH.to_owned(),
-        format!("{set_name}-{}", template_hash(set_key)),
-    );
+    labels
+        .entry(LABEL_CONTROLLER_REVISION_HASH.to_owned())
+        .or_insert_with(|| format!("{set_name}-{}", template_hash(set_key)));
 }
 
 /// `pkg/registry/batch/job/strategy.go` (`generateSelector`): a Job without `manualSelector`

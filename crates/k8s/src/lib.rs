@@ -24,6 +24,7 @@ mod locate;
 mod locate_json;
 mod polyaxon;
 mod raw;
+pub mod revision;
 mod workload;
 mod yaml;
 

@@ -8,6 +8,7 @@ use spreadlab_engine::analysis::bound;
 use spreadlab_engine::model::{Cluster, OwnerRef, Pod, Requirement, Selector};
 
 use crate::admission::{self, LABEL_POD_TEMPLATE_HASH};
+use crate::revision::Revision;
 
 /// The kind of a [`Workload`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -77,6 +78,8 @@ pub struct Workload {
     /// A Deployment's or StatefulSet's update strategy and timings (defaulted), for the rollout
     /// analysis.
     pub rollout: Option<spreadlab_engine::model::RolloutSpec>,
+    /// Which live revision the template is (Deployments and StatefulSets).
+    pub revision: Revision,
     /// Where it was read.
     pub origin: Origin,
 }
@@ -372,6 +375,7 @@ mod tests {
             template,
             priority_class_name: None,
             rollout: None,
+            revision: Revision::None,
             origin: Origin {
                 file: "-".into(),
                 document: 0,

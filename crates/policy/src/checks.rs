@@ -34,7 +34,12 @@ pub(crate) fn cluster_violations(
     let rollout_update = rolls_out && template_changed;
     // The workload as the analyses follow it, on a cluster.
     let scenario_of = |cluster: Cluster| {
-        let analysed = workload.for_analysis(&cluster);
+        let mut analysed = workload.for_analysis(&cluster);
+        // The request says the template changed: a new revision, whatever revision the
+        // loader took from the running pods (the cluster read has no ReplicaSets to compare).
+        if rollout_update {
+            analysed.template = rollout::restarted(&analysed.template);
+        }
         Scenario {
             cluster,
             workloads: vec![analysed],

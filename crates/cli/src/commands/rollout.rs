@@ -15,7 +15,13 @@ use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit};
 use crate::table::list as zones;
 
 /// Runs `rollout`.
-pub fn run(files: &[String], only: Option<&str>, ready_after: u64, output: Format) -> ExitCode {
+pub fn run(
+    files: &[String],
+    only: Option<&str>,
+    ready_after: u64,
+    restart: bool,
+    output: Format,
+) -> ExitCode {
     let loaded = match load_files(files) {
         Ok(loaded) => loaded,
         Err(code) => return code,
@@ -24,7 +30,12 @@ pub fn run(files: &[String], only: Option<&str>, ready_after: u64, output: Forma
         ready_after_seconds: ready_after,
         ..Assumptions::default()
     };
-    let scenario = loaded.scenario();
+    let mut scenario = loaded.scenario();
+    if restart {
+        for workload in &mut scenario.workloads {
+            workload.template = rollout::restarted(&workload.template);
+        }
+    }
     let mut views = Vec::new();
     for (index, workload) in loaded.workloads.iter().enumerate() {
         if !named(only, workload) {
@@ -53,14 +64,26 @@ fn render(views: &[RolloutReport]) -> String {
         let o = &v.outcome;
         let _ = writeln!(
             out,
-            "{}: {} replicas, {} pods of the current revision; {} (maxSurge {}, maxUnavailable {})",
+            "{}: {} replicas, {} running at older revisions, {} at this template's; {} (maxSurge {}, maxUnavailable {})",
             v.workload,
             v.replicas,
             v.old_pods,
+            v.updated_pods,
             o.strategy.describe(),
             o.resolved.0,
             o.resolved.1
         );
+        if v.up_to_date {
+            let _ = writeln!(
+                out,
+                "  up to date: every running replica is at this template's revision, nothing to roll out{} (--restart rolls a new revision of it, as `kubectl rollout restart`)",
+                if v.updated_pods < v.replicas {
+                    "; the steps only scale"
+                } else {
+                    ""
+                }
+            );
+        }
         if v.simulated_replicas < v.replicas {
             let _ = writeln!(
                 out,

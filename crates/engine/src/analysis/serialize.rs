@@ -307,10 +307,12 @@ impl Serialize for Alternative {
 
 impl Serialize for RolloutReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("RolloutReport", 17)?;
+        let mut s = serializer.serialize_struct("RolloutReport", 19)?;
         s.serialize_field("workload", &self.workload)?;
         s.serialize_field("replicas", &self.replicas)?;
         s.serialize_field("oldPods", &self.old_pods)?;
+        s.serialize_field("updatedPods", &self.updated_pods)?;
+        s.serialize_field("upToDate", &self.up_to_date)?;
         s.serialize_field("simulatedReplicas", &self.simulated_replicas)?;
         outcome_fields(&mut s, &self.outcome)?;
         s.serialize_field(

@@ -1,5 +1,7 @@
 //! Resource lists and the scheduler's `Resource` arithmetic (`pkg/scheduler/framework/types.go`,
-//! `k8s.io/component-helpers/resource/helpers.go` at v0.35).
+//! `k8s.io/component-helpers/resource/helpers.go` at v0.35). Sums wrap as Go's `int64` does: a
+//! quantity may be as large as 2^63-1, so adding two of them overflows in the real scheduler too
+//! (found by fuzzing: `tests/fuzz-regressions/`).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -80,12 +82,15 @@ impl Resource {
     pub fn add_list(&mut self, list: &ResourceList) {
         for (name, amount) in list {
             match name.as_str() {
-                CPU => self.milli_cpu += amount,
-                MEMORY => self.memory += amount,
-                EPHEMERAL_STORAGE => self.ephemeral_storage += amount,
-                PODS => self.allowed_pod_number += amount,
+                CPU => self.milli_cpu = self.milli_cpu.wrapping_add(*amount),
+                MEMORY => self.memory = self.memory.wrapping_add(*amount),
+                EPHEMERAL_STORAGE => {
+                    self.ephemeral_storage = self.ephemeral_storage.wrapping_add(*amount)
+                }
+                PODS => self.allowed_pod_number = self.allowed_pod_number.wrapping_add(*amount),
                 _ if is_scalar_resource_name(name) => {
-                    *self.scalar.entry(name.clone()).or_insert(0) += amount
+                    let entry = self.scalar.entry(name.clone()).or_insert(0);
+                    *entry = entry.wrapping_add(*amount);
                 }
                 _ => {}
             }
@@ -94,23 +99,29 @@ impl Resource {
 
     /// Adds another resource.
     pub fn add(&mut self, other: &Resource) {
-        self.milli_cpu += other.milli_cpu;
-        self.memory += other.memory;
-        self.ephemeral_storage += other.ephemeral_storage;
-        self.allowed_pod_number += other.allowed_pod_number;
+        self.milli_cpu = self.milli_cpu.wrapping_add(other.milli_cpu);
+        self.memory = self.memory.wrapping_add(other.memory);
+        self.ephemeral_storage = self.ephemeral_storage.wrapping_add(other.ephemeral_storage);
+        self.allowed_pod_number = self
+            .allowed_pod_number
+            .wrapping_add(other.allowed_pod_number);
         for (name, amount) in &other.scalar {
-            *self.scalar.entry(name.clone()).or_insert(0) += amount;
+            let entry = self.scalar.entry(name.clone()).or_insert(0);
+            *entry = entry.wrapping_add(*amount);
         }
     }
 
     /// Subtracts another resource (used when a pod leaves a node).
     pub fn sub(&mut self, other: &Resource) {
-        self.milli_cpu -= other.milli_cpu;
-        self.memory -= other.memory;
-        self.ephemeral_storage -= other.ephemeral_storage;
-        self.allowed_pod_number -= other.allowed_pod_number;
+        self.milli_cpu = self.milli_cpu.wrapping_sub(other.milli_cpu);
+        self.memory = self.memory.wrapping_sub(other.memory);
+        self.ephemeral_storage = self.ephemeral_storage.wrapping_sub(other.ephemeral_storage);
+        self.allowed_pod_number = self
+            .allowed_pod_number
+            .wrapping_sub(other.allowed_pod_number);
         for (name, amount) in &other.scalar {
-            *self.scalar.entry(name.clone()).or_insert(0) -= amount;
+            let entry = self.scalar.entry(name.clone()).or_insert(0);
+            *entry = entry.wrapping_sub(*amount);
         }
     }
 

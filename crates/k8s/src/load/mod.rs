@@ -22,9 +22,11 @@ use crate::{LoadOptions, Loaded};
 
 mod fields;
 mod identity;
+mod revisions;
 mod validation;
 mod workloads;
 
+use revisions::LiveReplicaSet;
 use validation::{checked_replicas, deployment_spec, pdb_spec, stateful_set_spec};
 
 /// Errors inside the loader are boxed (an [`InputError`] is large); they are unboxed into
@@ -139,8 +141,10 @@ pub(crate) struct Loader<'o> {
     objects: usize,
     stopped: bool,
     pending: Vec<PendingPriority>,
-    /// ReplicaSet workloads owned by a Deployment: (workload index, namespace, Deployment name).
-    deployment_replica_sets: Vec<(usize, String, String)>,
+    /// ReplicaSet workloads owned by a Deployment.
+    live_replica_sets: Vec<LiveReplicaSet>,
+    /// Each Deployment's workload index and template fingerprint (`crate::revision`).
+    deployment_templates: Vec<(usize, Option<Value>)>,
     /// Objects not read: replaced by a later source, or duplicated in theirs.
     skips: std::collections::HashMap<identity::Slot, identity::Skip>,
     /// The index of the source being read.
@@ -182,7 +186,8 @@ impl<'o> Loader<'o> {
             objects: 0,
             stopped: false,
             pending: Vec::new(),
-            deployment_replica_sets: Vec::new(),
+            live_replica_sets: Vec::new(),
+            deployment_templates: Vec::new(),
             skips: std::collections::HashMap::new(),
             source: 0,
         }
@@ -516,13 +521,14 @@ impl<'o> Loader<'o> {
                 }
             }
         }
+        self.resolve_revisions();
         // A ReplicaSet whose Deployment is loaded is placed through the Deployment.
         let mut dropped = vec![false; self.loaded.workloads.len()];
-        for (index, namespace, deployment) in &self.deployment_replica_sets {
-            dropped[*index] = self.loaded.workloads.iter().any(|w| {
+        for set in &self.live_replica_sets {
+            dropped[set.workload] = self.loaded.workloads.iter().any(|w| {
                 w.kind == WorkloadKind::Deployment
-                    && w.namespace == *namespace
-                    && w.name == *deployment
+                    && w.namespace == set.namespace
+                    && w.name == set.deployment
             });
         }
         // An unbound pod selected by a loaded controller is one of that controller's replicas

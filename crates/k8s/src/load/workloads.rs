@@ -14,6 +14,7 @@ use crate::admission::{self};
 use crate::convert::{controller_owner, convert_pod_validated, label_selector, namespace_or};
 use crate::error::InputError;
 use crate::polyaxon::{self, Component};
+use crate::revision::{Revision, fingerprint};
 use crate::workload::{Origin, Workload, WorkloadKind};
 
 /// Errors inside the loader are boxed (an [`InputError`] is large); they are unboxed into
@@ -153,9 +154,25 @@ impl Loader<'_> {
             selector: selector.clone(),
         });
         if let Some(owner) = controller_owner(metadata).filter(|owner| owner.kind == "Deployment") {
-            let index = self.loaded.workloads.len();
-            self.deployment_replica_sets
-                .push((index, namespace.clone(), owner.name));
+            let hash = metadata
+                .labels
+                .as_ref()
+                .and_then(|labels| labels.get(admission::LABEL_POD_TEMPLATE_HASH))
+                .or_else(|| pod.labels.get(admission::LABEL_POD_TEMPLATE_HASH))
+                .cloned();
+            self.live_replica_sets.push(LiveReplicaSet {
+                workload: self.loaded.workloads.len(),
+                namespace: namespace.clone(),
+                deployment: owner.name,
+                name: name.clone(),
+                hash,
+                fingerprint: template.and_then(fingerprint),
+                created: metadata
+                    .creation_timestamp
+                    .as_ref()
+                    .and_then(|time| serde_json::to_value(time).ok())
+                    .and_then(|time| time.as_str().map(str::to_owned)),
+            });
         }
         let spec = template.and_then(|t| t.spec.as_ref());
         self.push_workload(
@@ -190,6 +207,8 @@ impl Loader<'_> {
             &template.labels,
             WorkloadKind::Deployment,
         )?;
+        self.deployment_templates
+            .push((self.loaded.workloads.len(), fingerprint(&spec.template)));
         let key = format!("{}/{namespace}/{name}", WorkloadKind::Deployment);
         let hash = admission::add_pod_template_hash(&key, &mut template.labels, &mut selector);
         // The ReplicaSet the Deployment controller creates: its pods' owner, found by default
@@ -365,6 +384,7 @@ impl Loader<'_> {
             template,
             priority_class_name: new.priority_class_name.clone(),
             rollout: new.rollout.clone(),
+            revision: Revision::None,
             origin: Origin {
                 file: place.file.clone(),
                 document: place.document.unwrap_or(0),

@@ -429,11 +429,17 @@ pub(super) fn simulate_deployment(
             .get(LABEL_POD_TEMPLATE_HASH)
             .cloned()
             .unwrap_or_default();
-        let rs = match hashes.iter().position(|h| *h == hash) {
-            Some(position) => position + 1,
-            None => {
-                hashes.push(hash);
-                hashes.len()
+        // Pods of the template's own revision are the new ReplicaSet's (`FindNewReplicaSet`: the
+        // loader gave the template the hash of the ReplicaSet whose template equals it).
+        let rs = if template.labels.get(LABEL_POD_TEMPLATE_HASH) == Some(&hash) {
+            0
+        } else {
+            match hashes.iter().position(|h| *h == hash) {
+                Some(position) => position + 1,
+                None => {
+                    hashes.push(hash);
+                    hashes.len()
+                }
             }
         };
         pods.push(SimPod {

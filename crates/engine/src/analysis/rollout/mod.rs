@@ -20,7 +20,7 @@ mod revision;
 mod stateful_set;
 
 use revision::uses_template_hash_key;
-pub use revision::{next_revision, with_template_hash_key};
+pub use revision::{next_revision, restarted, with_template_hash, with_template_hash_key};
 
 use super::{Scenario, Workload};
 use crate::framework::{PodInfo, Snapshot, run_pre_filter};
@@ -31,6 +31,8 @@ use crate::scheduler::{self, Options};
 
 /// The label the Deployment controller puts on its ReplicaSets' pods.
 pub const LABEL_POD_TEMPLATE_HASH: &str = "pod-template-hash";
+/// The label a StatefulSet's pods carry their revision in (`<set>-<hash>`).
+pub const LABEL_CONTROLLER_REVISION_HASH: &str = "controller-revision-hash";
 
 /// What the rollout simulation assumes beyond the manifests.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,8 +152,15 @@ pub struct RolloutReport {
     pub workload: String,
     /// Desired replicas.
     pub replicas: usize,
-    /// Pods of the current revision found.
+    /// Running replicas of older revisions: the ones the rollout replaces.
     pub old_pods: usize,
+    /// Running replicas already at the template's revision (kubectl's `UP-TO-DATE`): a
+    /// Deployment's pods whose `pod-template-hash` is the template's, a StatefulSet's whose
+    /// `controller-revision-hash` is.
+    pub updated_pods: usize,
+    /// Nothing to roll out: replicas are running and every one is at the template's revision
+    /// (the rollout below then only scales, or does nothing).
+    pub up_to_date: bool,
     /// Replicas the simulation followed: `replicas`, or fewer when more were asked than could
     /// ever fit (`analysis::bound`): the simulated ones already cannot all run, so the rollout
     /// stalls either way, and no alternative is tried (none could make every replica fit).
@@ -403,15 +412,40 @@ fn rollout_of(
             });
         }
     }
+    let updated_pods = updated_replicas(cluster, workload, spec);
+    let old_pods = workload.running.len().saturating_sub(updated_pods);
     RolloutReport {
         workload: workload.key.clone(),
         replicas,
-        old_pods: workload.running.len(),
+        old_pods,
+        updated_pods,
+        up_to_date: old_pods == 0 && updated_pods > 0,
         simulated_replicas,
         outcome,
         match_label_keys,
         alternatives,
     }
+}
+
+/// How many of the workload's running replicas carry the template's revision label.
+fn updated_replicas(cluster: &Cluster, workload: &Workload, spec: &RolloutSpec) -> usize {
+    let label = match spec.strategy {
+        Strategy::OrderedRollingUpdate { .. } | Strategy::OnDelete => {
+            LABEL_CONTROLLER_REVISION_HASH
+        }
+        Strategy::RollingUpdate { .. } | Strategy::Recreate => LABEL_POD_TEMPLATE_HASH,
+    };
+    let Some(revision) = workload.template.labels.get(label) else {
+        return 0;
+    };
+    let running: alloc::collections::BTreeSet<&str> =
+        workload.running.iter().map(String::as_str).collect();
+    cluster
+        .pods
+        .iter()
+        .filter(|pod| !pod.terminating && pod.labels.get(label) == Some(revision))
+        .filter(|pod| running.contains(pod.key().as_str()))
+        .count()
 }
 
 #[cfg(test)]

@@ -46,19 +46,42 @@ pub fn with_template_hash_key(template: &Pod, present: bool) -> Pod {
 }
 
 /// The template after a change of its pod template (a new revision): `pod-template-hash`
-/// becomes `<hash>-next` on the pod and in every constraint and (anti-)affinity selector the API
-/// server merged it into (matchLabelKeys). For rollouts of a workload whose only replicas are the
-/// ones just placed from this very template.
+/// becomes `<hash>-next` ([`with_template_hash`]). For rollouts of a workload whose only
+/// replicas are the ones just placed from this very template, and for `kubectl rollout restart`.
 pub fn next_revision(template: &Pod) -> Pod {
-    let mut pod = template.clone();
     let old = template
         .labels
         .get(LABEL_POD_TEMPLATE_HASH)
         .cloned()
         .unwrap_or_default();
-    let new = format!("{old}-next");
+    with_template_hash(template, &format!("{old}-next"))
+}
+
+/// The template after `kubectl rollout restart` (a `restartedAt` annotation: a new revision of
+/// the same spec): [`next_revision`], and a StatefulSet's `controller-revision-hash` becomes
+/// `<revision>-next`.
+pub fn restarted(template: &Pod) -> Pod {
+    let mut pod = next_revision(template);
+    if !template.labels.contains_key(LABEL_POD_TEMPLATE_HASH) {
+        pod.labels.remove(LABEL_POD_TEMPLATE_HASH);
+    }
+    if let Some(revision) = pod.labels.get_mut(LABEL_CONTROLLER_REVISION_HASH) {
+        revision.push_str("-next");
+    }
+    pod
+}
+
+/// The template with `pod-template-hash` set to `hash` on the pod and in every constraint and
+/// (anti-)affinity selector the API server merged the old value into (matchLabelKeys): the
+/// Deployment's pods as the ReplicaSet of that hash creates them.
+pub fn with_template_hash(template: &Pod, hash: &str) -> Pod {
+    let mut pod = template.clone();
+    let old = template.labels.get(LABEL_POD_TEMPLATE_HASH).cloned();
     pod.labels
-        .insert(String::from(LABEL_POD_TEMPLATE_HASH), new.clone());
+        .insert(String::from(LABEL_POD_TEMPLATE_HASH), String::from(hash));
+    let Some(old) = old else {
+        return pod;
+    };
     let rewrite = |selector: &mut Selector| {
         if let Selector::Requirements(requirements) = selector {
             for r in requirements
@@ -66,7 +89,7 @@ pub fn next_revision(template: &Pod) -> Pod {
                 .filter(|r| r.key == LABEL_POD_TEMPLATE_HASH)
             {
                 for value in r.values.iter_mut().filter(|v| **v == old) {
-                    value.clone_from(&new);
+                    *value = String::from(hash);
                 }
             }
         }

@@ -55,6 +55,12 @@ pub(super) fn simulate_stateful_set(
         })
         .collect();
     old.sort_by_key(|(ordinal, _, _)| core::cmp::Reverse(*ordinal));
+    // Pods already at the template's revision (`controller-revision-hash`, which the loader
+    // took from the live pods when the template is theirs) are not replaced.
+    let revision = template.labels.get(LABEL_CONTROLLER_REVISION_HASH);
+    let (updated, old): (Vec<_>, Vec<_>) = old.into_iter().partition(|(_, _, pod)| {
+        revision.is_some() && pod.labels.get(LABEL_CONTROLLER_REVISION_HASH) == revision
+    });
     let (partition, max_unavailable, parallel) = match spec.strategy {
         Strategy::OrderedRollingUpdate {
             partition,
@@ -77,7 +83,10 @@ pub(super) fn simulate_stateful_set(
             .into()
     };
     // (name, node, available) of the replaced pods; old pods still running by name.
-    let mut new: Vec<(String, String, bool)> = Vec::new();
+    let mut new: Vec<(String, String, bool)> = updated
+        .iter()
+        .filter_map(|(_, _, p)| p.node_name.clone().map(|n| (p.name.clone(), n, true)))
+        .collect();
     let mut running_old: BTreeMap<String, String> = old
         .iter()
         .filter_map(|(_, _, p)| p.node_name.clone().map(|n| (p.name.clone(), n)))
