@@ -1024,3 +1024,37 @@ fn rollout_of_an_unchanged_deployment_is_up_to_date() {
     assert_eq!(code, EXIT_PLACED);
     std::fs::remove_file(tmp).ok();
 }
+
+/// LimitRanger: pods written without requests get their namespace's default request (cpu 2
+/// here) when the ReplicaSet creates them, so one 3-cpu node holds one replica, not two.
+#[test]
+fn limit_range_defaults_make_requests() {
+    let input = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: a}}
+status: {allocatable: {cpu: "3", memory: 16Gi, pods: "110"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: "api:1"}]
+---
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: shop}
+spec:
+  limits: [{type: Container, defaultRequest: {cpu: "2"}}]
+"#;
+    let output = run_with_stdin(&["simulate", "-", "-o", "json"], input.as_bytes());
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["summary"]["pending"], 1, "{report}");
+    assert!(report.to_string().contains("Insufficient cpu"), "{report}");
+}

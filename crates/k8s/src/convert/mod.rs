@@ -7,8 +7,8 @@ mod pod;
 mod selector;
 
 pub use node::convert_node;
-pub(crate) use pod::preemption_policy;
 pub use pod::{convert_pod, convert_pod_validated, selector_parse_errors};
+pub(crate) use pod::{convert_toleration, preemption_policy};
 pub(crate) use selector::label_selector;
 
 use std::collections::BTreeMap;

@@ -20,12 +20,14 @@ use crate::error::{ConvertError, InputError, InputWarning, join_path};
 use crate::workload::WorkloadKind;
 use crate::{LoadOptions, Loaded};
 
+mod admission_objects;
 mod fields;
 mod identity;
 mod revisions;
 mod validation;
 mod workloads;
 
+use admission_objects::{Admit, LimitRangeDefaults, RuntimeClassInfo};
 use revisions::LiveReplicaSet;
 use validation::{checked_replicas, deployment_spec, pdb_spec, stateful_set_spec};
 
@@ -103,6 +105,8 @@ struct NewWorkload {
     explicit_preemption_policy: bool,
     priority_path: &'static str,
     rollout: Option<RolloutSpec>,
+    /// `runtimeClassName` of the pod spec.
+    runtime_class_name: Option<String>,
 }
 
 impl NewWorkload {
@@ -131,6 +135,7 @@ impl NewWorkload {
                 .is_some_and(|s| s.preemption_policy.is_some()),
             priority_path: "spec.template.spec.priorityClassName",
             rollout: None,
+            runtime_class_name: template_spec.and_then(|s| s.runtime_class_name.clone()),
         }
     }
 }
@@ -145,6 +150,10 @@ pub(crate) struct Loader<'o> {
     live_replica_sets: Vec<LiveReplicaSet>,
     /// Each Deployment's workload index and template fingerprint (`crate::revision`).
     deployment_templates: Vec<(usize, Option<Value>)>,
+    /// LimitRanges' container defaults, RuntimeClasses, and the pods they apply to once read.
+    limit_ranges: Vec<LimitRangeDefaults>,
+    runtime_classes: std::collections::BTreeMap<String, RuntimeClassInfo>,
+    to_admit: Vec<Admit>,
     /// Objects not read: replaced by a later source, or duplicated in theirs.
     skips: std::collections::HashMap<identity::Slot, identity::Skip>,
     /// The index of the source being read.
@@ -188,6 +197,9 @@ impl<'o> Loader<'o> {
             pending: Vec::new(),
             live_replica_sets: Vec::new(),
             deployment_templates: Vec::new(),
+            limit_ranges: Vec::new(),
+            runtime_classes: std::collections::BTreeMap::new(),
+            to_admit: Vec::new(),
             skips: std::collections::HashMap::new(),
             source: 0,
         }
@@ -463,6 +475,8 @@ impl<'o> Loader<'o> {
                 };
                 self.loaded.priority_classes.insert(name, class);
             }
+            "LimitRange" => self.add_limit_range(place, value)?,
+            "RuntimeClass" => self.add_runtime_class(place, value)?,
             "component" => self.add_polyaxon_component(place, value)?,
             _ => {
                 let api_version = value
@@ -521,6 +535,7 @@ impl<'o> Loader<'o> {
                 }
             }
         }
+        self.apply_admission_objects();
         self.resolve_revisions();
         // A ReplicaSet whose Deployment is loaded is placed through the Deployment.
         let mut dropped = vec![false; self.loaded.workloads.len()];

@@ -21,6 +21,7 @@ use crate::workload::{Origin, Workload, WorkloadKind};
 /// [`Loaded::errors`].
 type Failure = Box<InputError>;
 
+use super::admission_objects::Admit;
 use super::*;
 
 impl Loader<'_> {
@@ -42,6 +43,17 @@ impl Loader<'_> {
             admission::admit_pod(&mut converted);
             let index = self.loaded.cluster.pods.len();
             self.loaded.cluster.pods.push(converted);
+            // A pod the API server stored went through LimitRanger and RuntimeClass when it was
+            // created (against the objects of that day); a hand-written one goes through them here.
+            let stored = pod.metadata.uid.is_some() || pod.metadata.creation_timestamp.is_some();
+            if !stored {
+                self.to_admit.push(Admit {
+                    target: Target::BoundPod(index),
+                    runtime_class_name: spec.and_then(|s| s.runtime_class_name.clone()),
+                    place: place.clone(),
+                    path: "spec",
+                });
+            }
             if explicit_priority.is_none() {
                 self.pending.push(PendingPriority {
                     target: Target::BoundPod(index),
@@ -75,6 +87,7 @@ impl Loader<'_> {
                 explicit_preemption_policy,
                 priority_path: "spec.priorityClassName",
                 rollout: None,
+                runtime_class_name: spec.and_then(|s| s.runtime_class_name.clone()),
             },
         );
         Ok(())
@@ -329,6 +342,7 @@ impl Loader<'_> {
                 explicit_preemption_policy: false,
                 priority_path: "run.environment.priorityClassName",
                 rollout: None,
+                runtime_class_name: spec.and_then(|s| s.runtime_class_name.clone()),
             },
         );
         Ok(())
@@ -389,6 +403,15 @@ impl Loader<'_> {
                 file: place.file.clone(),
                 document: place.document.unwrap_or(0),
             },
+        });
+        self.to_admit.push(Admit {
+            target: Target::Workload(index),
+            runtime_class_name: new.runtime_class_name.clone(),
+            place: place.clone(),
+            path: new
+                .priority_path
+                .strip_suffix(".priorityClassName")
+                .unwrap_or("spec"),
         });
         self.pending.push(PendingPriority {
             target: Target::Workload(index),
