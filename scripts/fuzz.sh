@@ -25,7 +25,7 @@ for target in "${targets[@]}"; do
   artifacts="$cache/artifacts/$target"
   mkdir -p "$corpus" "$artifacts"
   # Seeds, named by content as libFuzzer names its corpus files.
-  for seed in tests/scenarios/*/*.yaml tests/corpus/*/*.yaml tests/corpus/*/*.json \
+  for seed in tests/scenarios/*/*.yaml tests/corpus/*/*.yaml tests/corpus/*/*.json tests/corpus/*/*/*.yaml \
       "tests/fuzz-regressions/$target"/*; do
     [ -f "$seed" ] || continue
     [ "$(stat -c %s "$seed")" -le 65536 ] || continue
