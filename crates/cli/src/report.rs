@@ -66,6 +66,11 @@ pub struct WorkloadReport {
     pub not_built: usize,
     /// The last built Pending replica, which the ones not built are like (null when none).
     pub pending_like: Option<String>,
+    /// Of the running replicas, those without a controller reference, adopted by the
+    /// workload's selector as its controller adopts orphans (`ClaimPods`).
+    pub adopted: usize,
+    /// Which live revision the template is (Deployments and StatefulSets; null otherwise).
+    pub revision: Option<RevisionReport>,
     /// Running + placed replicas per zone (`topology.kubernetes.io/zone`, `<none>` without).
     pub per_zone: BTreeMap<String, usize>,
     /// Running + placed replicas per node.
@@ -120,4 +125,96 @@ pub fn zone_of(snapshot: &Snapshot, node: &str) -> String {
         .and_then(|i| snapshot.nodes[*i].node.labels.get(LABEL_ZONE))
         .cloned()
         .unwrap_or_else(|| crate::output::JSON_NO_ZONE.to_string())
+}
+
+/// How the loader found a workload's live revision ([`spreadlab_k8s::revision::Revision`]).
+#[derive(Serialize)]
+#[serde(tag = "found", rename_all = "camelCase")]
+pub enum RevisionReport {
+    /// No live revision in the input: a new one (stand-in hash).
+    #[serde(rename_all = "camelCase")]
+    New,
+    /// The template equals this ReplicaSet's: new replicas join it.
+    #[serde(rename_all = "camelCase")]
+    ReplicaSet {
+        /// The ReplicaSet.
+        name: String,
+        /// Its `pod-template-hash`.
+        hash: String,
+    },
+    /// The template equals none of these ReplicaSets': a new revision.
+    #[serde(rename_all = "camelCase")]
+    Changed {
+        /// The live ReplicaSets, oldest first.
+        replica_sets: Vec<String>,
+    },
+    /// No ReplicaSet in the input: the running revision whose pods show the template is
+    /// assumed (a warning says so).
+    #[serde(rename_all = "camelCase")]
+    FromRunningPods {
+        /// The revision's hash.
+        hash: String,
+    },
+    /// No ReplicaSet in the input; no running revision's pods show the template: a new one.
+    #[serde(rename_all = "camelCase")]
+    DiffersFromRunningPods {
+        /// The running revisions.
+        hashes: Vec<String>,
+    },
+    /// No ReplicaSet in the input; several running revisions could be the template's: a new
+    /// one is assumed (a warning says so).
+    #[serde(rename_all = "camelCase")]
+    Unknown {
+        /// The running revisions.
+        hashes: Vec<String>,
+    },
+}
+
+impl RevisionReport {
+    /// The report of `workload`'s revision; `None` for kinds without revisions.
+    pub fn of(workload: &spreadlab_k8s::Workload) -> Option<RevisionReport> {
+        use spreadlab_k8s::WorkloadKind;
+        use spreadlab_k8s::revision::Revision;
+        if !matches!(
+            workload.kind,
+            WorkloadKind::Deployment | WorkloadKind::StatefulSet
+        ) {
+            return None;
+        }
+        Some(match workload.revision.clone() {
+            Revision::None => RevisionReport::New,
+            Revision::ReplicaSet { name, hash } => RevisionReport::ReplicaSet { name, hash },
+            Revision::Changed { replica_sets } => RevisionReport::Changed { replica_sets },
+            Revision::FromRunningPods { hash } => RevisionReport::FromRunningPods { hash },
+            Revision::DiffersFromRunningPods { hashes } => {
+                RevisionReport::DiffersFromRunningPods { hashes }
+            }
+            Revision::Unknown { hashes } => RevisionReport::Unknown { hashes },
+        })
+    }
+
+    /// One line for the table.
+    pub fn describe(&self) -> String {
+        match self {
+            RevisionReport::New => String::from("new (nothing running to compare with)"),
+            RevisionReport::ReplicaSet { name, .. } => {
+                format!("the live ReplicaSet {name}'s (new replicas join it)")
+            }
+            RevisionReport::Changed { replica_sets } => format!(
+                "new: the template differs from every live ReplicaSet's ({})",
+                replica_sets.join(", ")
+            ),
+            RevisionReport::FromRunningPods { hash } => {
+                format!("assumed to be the running one ({hash}): no ReplicaSet to compare with")
+            }
+            RevisionReport::DiffersFromRunningPods { hashes } => format!(
+                "new: the running pods ({}) show other images or labels",
+                hashes.join(", ")
+            ),
+            RevisionReport::Unknown { hashes } => format!(
+                "new, assumed: several running revisions ({}) could be it",
+                hashes.join(", ")
+            ),
+        }
+    }
 }

@@ -70,6 +70,16 @@ pub fn render(report: &Report) -> String {
                 workload.not_built
             );
         }
+        if workload.adopted > 0 {
+            let _ = writeln!(
+                out,
+                "  {} of the running replicas have no ownerReferences: adopted by the selector, as the controller adopts orphans",
+                workload.adopted
+            );
+        }
+        if let Some(revision) = &workload.revision {
+            let _ = writeln!(out, "  template revision: {}", revision.describe());
+        }
         let zones: BTreeMap<String, usize> = workload
             .per_zone
             .iter()

@@ -1022,6 +1022,16 @@ fn rollout_of_an_unchanged_deployment_is_up_to_date() {
         "{api}"
     );
     assert_eq!(code, EXIT_PLACED);
+    // simulate says which revision the template is, and that no running pod was adopted.
+    let (_, json) = run(&["simulate", &cluster, &file, "-o", "json"]);
+    let workload = &serde_json::from_str::<Value>(&json).expect("json")["workloads"][0];
+    assert_eq!(
+        (&workload["revision"], &workload["adopted"]),
+        (
+            &serde_json::json!({"found": "replicaSet", "name": "api-7c9d5f8b6", "hash": "7c9d5f8b6"}),
+            &Value::from(0)
+        )
+    );
     std::fs::remove_file(tmp).ok();
 }
 

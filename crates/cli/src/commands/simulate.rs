@@ -94,6 +94,12 @@ fn build<'a>(loaded: &Loaded, settled: &'a Settled) -> Report<'a> {
                             .map(|(pod, _)| pod.name.clone())
                     })
                     .flatten(),
+                adopted: workload
+                    .running_pods(&loaded.cluster)
+                    .iter()
+                    .filter(|pod| pod.owner.is_none())
+                    .count(),
+                revision: report::RevisionReport::of(workload),
                 per_zone,
                 per_node,
             }
