@@ -142,11 +142,17 @@ pub enum RevisionReport {
         /// Its `pod-template-hash`.
         hash: String,
     },
-    /// The template equals none of these ReplicaSets': a new revision.
+    /// A StatefulSet's template equals this ControllerRevision's: new replicas carry it.
+    #[serde(rename_all = "camelCase")]
+    ControllerRevision {
+        /// The ControllerRevision (`<set>-<hash>`).
+        name: String,
+    },
+    /// The template equals none of these ReplicaSets' or ControllerRevisions': a new revision.
     #[serde(rename_all = "camelCase")]
     Changed {
-        /// The live ReplicaSets, oldest first.
-        replica_sets: Vec<String>,
+        /// The live revisions, oldest first.
+        revisions: Vec<String>,
     },
     /// No ReplicaSet in the input: the running revision whose pods show the template is
     /// assumed (a warning says so).
@@ -184,7 +190,8 @@ impl RevisionReport {
         Some(match workload.revision.clone() {
             Revision::None => RevisionReport::New,
             Revision::ReplicaSet { name, hash } => RevisionReport::ReplicaSet { name, hash },
-            Revision::Changed { replica_sets } => RevisionReport::Changed { replica_sets },
+            Revision::ControllerRevision { name } => RevisionReport::ControllerRevision { name },
+            Revision::Changed { revisions } => RevisionReport::Changed { revisions },
             Revision::FromRunningPods { hash } => RevisionReport::FromRunningPods { hash },
             Revision::DiffersFromRunningPods { hashes } => {
                 RevisionReport::DiffersFromRunningPods { hashes }
@@ -200,9 +207,12 @@ impl RevisionReport {
             RevisionReport::ReplicaSet { name, .. } => {
                 format!("the live ReplicaSet {name}'s (new replicas join it)")
             }
-            RevisionReport::Changed { replica_sets } => format!(
-                "new: the template differs from every live ReplicaSet's ({})",
-                replica_sets.join(", ")
+            RevisionReport::ControllerRevision { name } => {
+                format!("the live ControllerRevision {name}'s (new replicas carry it)")
+            }
+            RevisionReport::Changed { revisions } => format!(
+                "new: the template differs from every live revision's ({})",
+                revisions.join(", ")
             ),
             RevisionReport::FromRunningPods { hash } => {
                 format!("assumed to be the running one ({hash}): no ReplicaSet to compare with")

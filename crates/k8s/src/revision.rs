@@ -57,10 +57,17 @@ pub enum Revision {
         /// Its `pod-template-hash`.
         hash: String,
     },
-    /// The template equals none of the Deployment's live ReplicaSets: a new revision.
+    /// A StatefulSet's template equals this ControllerRevision's (`FindEqualRevisions`): new
+    /// replicas carry it as `controller-revision-hash`, and its pods are the current revision.
+    ControllerRevision {
+        /// The ControllerRevision's name (`<set>-<hash>`).
+        name: String,
+    },
+    /// The template equals none of the live ReplicaSets' (or ControllerRevisions'): a new
+    /// revision.
     Changed {
-        /// The live ReplicaSets, oldest first.
-        replica_sets: Vec<String>,
+        /// The live ReplicaSets or ControllerRevisions, oldest first.
+        revisions: Vec<String>,
     },
     /// No ReplicaSet (or ControllerRevision) to compare with, and the pods of one running
     /// revision show the template's containers' images and labels (what admission does not

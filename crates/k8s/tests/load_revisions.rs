@@ -88,7 +88,7 @@ fn a_changed_template_is_a_new_revision() {
     assert_eq!(
         api.revision,
         Revision::Changed {
-            replica_sets: vec!["api-7c9d5f8b6".into()]
+            revisions: vec!["api-7c9d5f8b6".into()]
         }
     );
     let hash = api.template.labels.get("pod-template-hash").unwrap();
@@ -211,7 +211,28 @@ fn without_replica_sets_the_running_pods_revision_is_assumed_with_a_warning() {
 
 #[test]
 fn a_stateful_set_keeps_its_running_pods_revision() {
-    let text = r#"
+    let loaded = load_text("db.yaml", STATEFUL_SET);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let db = &loaded.workloads[0];
+    assert_eq!(
+        db.revision,
+        Revision::FromRunningPods {
+            hash: "db-5c7b9d8f6".into()
+        }
+    );
+    let created = db.pods_to_create(&loaded.cluster);
+    assert_eq!(created[0].name, "db-1");
+    assert_eq!(
+        created[0]
+            .labels
+            .get("controller-revision-hash")
+            .map(String::as_str),
+        Some("db-5c7b9d8f6")
+    );
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+}
+
+const STATEFUL_SET: &str = r#"
 apiVersion: v1
 kind: List
 items:
@@ -242,23 +263,62 @@ items:
       spec:
         containers: [{name: db, image: "postgres:17"}]
 "#;
-    let loaded = load_text("db.yaml", text);
-    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+
+const CONTROLLER_REVISION: &str = r#"
+- apiVersion: apps/v1
+  kind: ControllerRevision
+  metadata:
+    name: db-5c7b9d8f6
+    namespace: default
+    ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: "7e1d", controller: true}]
+  revision: 1
+  data:
+    spec:
+      template:
+        $patch: replace
+        metadata: {creationTimestamp: null, labels: {app: db}}
+        spec:
+          containers:
+          - {name: db, image: "postgres:17", imagePullPolicy: IfNotPresent, resources: {}, terminationMessagePath: /dev/termination-log, terminationMessagePolicy: File}
+          dnsPolicy: ClusterFirst
+          restartPolicy: Always
+          schedulerName: default-scheduler
+          securityContext: {}
+          terminationGracePeriodSeconds: 30
+"#;
+
+/// `getStatefulSetRevisions`: the ControllerRevision whose template equals the StatefulSet's
+/// is its current revision; new replicas carry its name as `controller-revision-hash`.
+#[test]
+fn a_stateful_set_matches_its_controller_revision() {
+    let base = STATEFUL_SET.to_owned() + CONTROLLER_REVISION;
+    let loaded = load_text("db.yaml", &base);
+    assert_clean(&loaded);
     let db = &loaded.workloads[0];
     assert_eq!(
         db.revision,
-        Revision::FromRunningPods {
-            hash: "db-5c7b9d8f6".into()
+        Revision::ControllerRevision {
+            name: "db-5c7b9d8f6".into()
         }
     );
-    let created = db.pods_to_create(&loaded.cluster);
-    assert_eq!(created[0].name, "db-1");
     assert_eq!(
-        created[0]
+        db.pods_to_create(&loaded.cluster)[0]
             .labels
             .get("controller-revision-hash")
             .map(String::as_str),
         Some("db-5c7b9d8f6")
     );
-    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+    let changed = base.replacen(
+        "containers: [{name: db, image: \"postgres:17\"}]\n",
+        "containers: [{name: db, image: \"postgres:18\"}]\n",
+        2,
+    );
+    let loaded = load_text("db.yaml", &changed);
+    assert_clean(&loaded);
+    assert_eq!(
+        loaded.workloads[0].revision,
+        Revision::Changed {
+            revisions: vec!["db-5c7b9d8f6".into()]
+        }
+    );
 }

@@ -28,7 +28,7 @@ mod validation;
 mod workloads;
 
 use admission_objects::{Admit, LimitRangeDefaults, RuntimeClassInfo};
-use revisions::LiveReplicaSet;
+use revisions::{LiveControllerRevision, LiveReplicaSet};
 use validation::{checked_replicas, deployment_spec, pdb_spec, stateful_set_spec};
 
 /// Errors inside the loader are boxed (an [`InputError`] is large); they are unboxed into
@@ -146,10 +146,13 @@ pub(crate) struct Loader<'o> {
     objects: usize,
     stopped: bool,
     pending: Vec<PendingPriority>,
-    /// ReplicaSet workloads owned by a Deployment.
+    /// ReplicaSet workloads owned by a Deployment, ControllerRevisions owned by a StatefulSet.
     live_replica_sets: Vec<LiveReplicaSet>,
-    /// Each Deployment's workload index and template fingerprint (`crate::revision`).
+    live_controller_revisions: Vec<LiveControllerRevision>,
+    /// Each Deployment's and StatefulSet's workload index and template fingerprint
+    /// (`crate::revision`).
     deployment_templates: Vec<(usize, Option<Value>)>,
+    stateful_set_templates: Vec<(usize, Option<Value>)>,
     /// LimitRanges' container defaults, RuntimeClasses, and the pods they apply to once read.
     limit_ranges: Vec<LimitRangeDefaults>,
     runtime_classes: std::collections::BTreeMap<String, RuntimeClassInfo>,
@@ -196,7 +199,9 @@ impl<'o> Loader<'o> {
             stopped: false,
             pending: Vec::new(),
             live_replica_sets: Vec::new(),
+            live_controller_revisions: Vec::new(),
             deployment_templates: Vec::new(),
+            stateful_set_templates: Vec::new(),
             limit_ranges: Vec::new(),
             runtime_classes: std::collections::BTreeMap::new(),
             to_admit: Vec::new(),
@@ -389,6 +394,7 @@ impl<'o> Loader<'o> {
                     .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
                 let rollout = stateful_set_spec(place, &spec)?;
                 let before = self.loaded.workloads.len();
+                let fingerprint = crate::revision::fingerprint(&spec.template);
                 self.add_controller_workload(
                     place,
                     WorkloadKind::StatefulSet,
@@ -399,6 +405,7 @@ impl<'o> Loader<'o> {
                 )?;
                 if let Some(workload) = self.loaded.workloads.get_mut(before) {
                     workload.rollout = Some(rollout);
+                    self.stateful_set_templates.push((before, fingerprint));
                 }
             }
             "ReplicationController" => {
@@ -476,6 +483,7 @@ impl<'o> Loader<'o> {
                 self.loaded.priority_classes.insert(name, class);
             }
             "LimitRange" => self.add_limit_range(place, value)?,
+            "ControllerRevision" => self.add_controller_revision(place, value)?,
             "RuntimeClass" => self.add_runtime_class(place, value)?,
             "component" => self.add_polyaxon_component(place, value)?,
             _ => {

@@ -10,10 +10,15 @@ use serde_json::Value;
 use spreadlab_engine::analysis::rollout::with_template_hash;
 use spreadlab_engine::model::{Container, Pod, Selector};
 
-use super::Loader;
+use k8s_openapi::api::apps::v1 as apps;
+use k8s_openapi::api::core::v1 as core_api;
+
+use super::{Failure, Loader, Place, object_name};
 use crate::admission::{LABEL_CONTROLLER_REVISION_HASH, LABEL_POD_TEMPLATE_HASH};
+use crate::convert::{controller_owner, namespace_or};
 use crate::error::InputWarning;
 use crate::revision::Revision;
+use crate::revision::fingerprint;
 use crate::workload::WorkloadKind;
 
 /// A ReplicaSet in the input that a Deployment controls.
@@ -32,7 +37,58 @@ pub(crate) struct LiveReplicaSet {
     pub(crate) created: Option<String>,
 }
 
+/// A ControllerRevision in the input that a StatefulSet controls.
+pub(crate) struct LiveControllerRevision {
+    pub(crate) namespace: String,
+    /// The controlling StatefulSet's name.
+    pub(crate) set: String,
+    /// Its name, which its pods carry as `controller-revision-hash`.
+    pub(crate) name: String,
+    /// `revision`.
+    pub(crate) revision: i64,
+    /// The fingerprint of the template in its `data` (`spec.template`).
+    pub(crate) fingerprint: Option<Value>,
+}
+
 impl Loader<'_> {
+    /// A ControllerRevision: kept when a StatefulSet controls it (DaemonSets' are not needed).
+    pub(super) fn add_controller_revision(
+        &mut self,
+        place: &Place,
+        value: Value,
+    ) -> Result<(), Failure> {
+        let revision: apps::ControllerRevision = self.typed(place, value)?;
+        let Some(owner) = controller_owner(&revision.metadata) else {
+            return Ok(());
+        };
+        if owner.kind != "StatefulSet" {
+            return Ok(());
+        }
+        // `getPatch` (pkg/controller/statefulset/stateful_set_utils.go): the data is
+        // `{"spec": {"template": {..., "$patch": "replace"}}}`.
+        let mut template = revision
+            .data
+            .as_ref()
+            .and_then(|data| data.0.pointer("/spec/template"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        if let Some(object) = template.as_object_mut() {
+            object.remove("$patch");
+        }
+        let fingerprint = serde_json::from_value::<core_api::PodTemplateSpec>(template)
+            .ok()
+            .as_ref()
+            .and_then(fingerprint);
+        self.live_controller_revisions.push(LiveControllerRevision {
+            namespace: namespace_or(&revision.metadata, &self.options.default_namespace),
+            set: owner.name,
+            name: object_name(place, &revision.metadata)?,
+            revision: revision.revision,
+            fingerprint,
+        });
+        Ok(())
+    }
+
     /// Sets each Deployment's and StatefulSet's [`Revision`] and, where a live one is found,
     /// gives its template that revision's hash.
     pub(super) fn resolve_revisions(&mut self) {
@@ -70,7 +126,7 @@ impl Loader<'_> {
             match equal.and_then(|set| Some((set.name.clone(), set.hash.clone()?))) {
                 Some((name, hash)) => Revision::ReplicaSet { name, hash },
                 None => Revision::Changed {
-                    replica_sets: sets.iter().map(|set| set.name.clone()).collect(),
+                    revisions: sets.iter().map(|set| set.name.clone()).collect(),
                 },
             }
         };
@@ -87,15 +143,47 @@ impl Loader<'_> {
         self.loaded.workloads[index].revision = revision;
     }
 
-    /// A StatefulSet's ControllerRevisions are not read: the running pods' one revision
-    /// (`controller-revision-hash`) is taken as the template's.
+    /// `getStatefulSetRevisions` (`pkg/controller/statefulset/stateful_set_control.go`): of
+    /// the StatefulSet's ControllerRevisions whose template equals its own
+    /// (`history.FindEqualRevisions`), the one with the highest `revision`. Without
+    /// ControllerRevisions, the running pods' revision (`controller-revision-hash`).
     fn stateful_set_revision(&mut self, index: usize) {
-        let revision = self.revision_from_pods(index, LABEL_CONTROLLER_REVISION_HASH);
-        if let Revision::FromRunningPods { hash } = &revision {
+        let workload = &self.loaded.workloads[index];
+        let mut revisions: Vec<&LiveControllerRevision> = self
+            .live_controller_revisions
+            .iter()
+            .filter(|r| r.namespace == workload.namespace && r.set == workload.name)
+            .collect();
+        revisions.sort_by(|a, b| (a.revision, &a.name).cmp(&(b.revision, &b.name)));
+        let template = self
+            .stateful_set_templates
+            .iter()
+            .find(|(workload, _)| *workload == index)
+            .and_then(|(_, fingerprint)| fingerprint.as_ref());
+        let revision = if revisions.is_empty() {
+            self.revision_from_pods(index, LABEL_CONTROLLER_REVISION_HASH)
+        } else {
+            match revisions
+                .iter()
+                .rev()
+                .find(|r| template.is_some() && r.fingerprint.as_ref() == template)
+            {
+                Some(equal) => Revision::ControllerRevision {
+                    name: equal.name.clone(),
+                },
+                None => Revision::Changed {
+                    revisions: revisions.iter().map(|r| r.name.clone()).collect(),
+                },
+            }
+        };
+        if let Revision::FromRunningPods { hash: name } | Revision::ControllerRevision { name } =
+            &revision
+        {
+            let name = name.clone();
             self.loaded.workloads[index]
                 .template
                 .labels
-                .insert(LABEL_CONTROLLER_REVISION_HASH.to_owned(), hash.clone());
+                .insert(LABEL_CONTROLLER_REVISION_HASH.to_owned(), name);
         }
         self.loaded.workloads[index].revision = revision;
     }
@@ -127,14 +215,17 @@ impl Loader<'_> {
         let hashes: Vec<String> = hashes.into_iter().cloned().collect();
         let compared = match workload.kind {
             WorkloadKind::Deployment => "no ReplicaSet of this Deployment is in the input",
-            _ => "StatefulSet revisions (ControllerRevisions) are not compared",
+            _ => "no ControllerRevision of this StatefulSet is in the input",
         };
         let add = match workload.kind {
             WorkloadKind::Deployment => {
                 "add its ReplicaSets (`kubectl get replicasets -o yaml`) to compare templates as \
                  the Deployment controller does"
             }
-            _ => "if the template changed, `spreadlab rollout --restart` shows a new revision",
+            _ => {
+                "add its ControllerRevisions (`kubectl get controllerrevisions -o yaml`) to \
+                 compare templates as the StatefulSet controller does"
+            }
         };
         let (revision, message) = match candidates.len() {
             0 => return Revision::DiffersFromRunningPods { hashes },

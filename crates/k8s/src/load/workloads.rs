@@ -220,8 +220,6 @@ impl Loader<'_> {
             &template.labels,
             WorkloadKind::Deployment,
         )?;
-        self.deployment_templates
-            .push((self.loaded.workloads.len(), fingerprint(&spec.template)));
         let key = format!("{}/{namespace}/{name}", WorkloadKind::Deployment);
         let hash = admission::add_pod_template_hash(&key, &mut template.labels, &mut selector);
         // The ReplicaSet the Deployment controller creates: its pods' owner, found by default
@@ -244,6 +242,8 @@ impl Loader<'_> {
             pod_spec,
         );
         new.rollout = Some(rollout);
+        self.deployment_templates
+            .push((self.loaded.workloads.len(), fingerprint(&spec.template)));
         self.push_workload(place, new);
         Ok(())
     }
