@@ -178,3 +178,38 @@ fn runtime_class_rejections_and_a_missing_class() {
             .contains("RuntimeClass \"nvidia\" is not in the input")
     );
 }
+
+/// `PodValidateLimitFunc`: a container whose limit passes the LimitRange's `max` (or whose
+/// request is under its `min`) is refused at creation, with the plugin's message.
+#[test]
+fn limit_range_bounds_refuse_pods() {
+    let over = LIMIT_RANGE_AFTER_DEPLOYMENT.replace(
+        "resources: {limits: {cpu: \"1\"}}",
+        "resources: {limits: {cpu: \"4\", memory: 1Gi}}",
+    );
+    let loaded = load_text("api.yaml", &over);
+    assert_eq!(loaded.errors.len(), 1, "{:?}", loaded.errors);
+    let error = &loaded.errors[0];
+    assert_eq!(error.path.as_deref(), Some("spec.template.spec.containers"));
+    assert!(
+        error
+            .message
+            .ends_with("(LimitRanger): maximum cpu usage per Container is 2, but limit is 4"),
+        "{}",
+        error.message
+    );
+    let under = LIMIT_RANGE_AFTER_DEPLOYMENT.replace(
+        "    max: {cpu: \"2\"}\n",
+        "    max: {cpu: \"2\"}\n    min: {memory: 512Mi}\n",
+    );
+    let loaded = load_text("api.yaml", &under);
+    // Every container's memory request defaulted to 256Mi, under the 512Mi minimum; the init
+    // container asked for 64Mi.
+    let message = &loaded.errors[0].message;
+    assert!(
+        message.contains("[minimum memory usage per Container is 512Mi, but request is 256Mi, ")
+            && message
+                .contains("minimum memory usage per Container is 512Mi, but request is 64Mi]"),
+        "{message}"
+    );
+}

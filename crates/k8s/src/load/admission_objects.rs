@@ -25,6 +25,19 @@ pub(crate) struct LimitRangeDefaults {
     name: String,
     limits: ResourceList,
     requests: ResourceList,
+    /// The `Container` items' `min` and `max`, enforced after the defaults
+    /// (`PodValidateLimitFunc`).
+    bounds: Vec<Bound>,
+}
+
+/// One `min` or `max` of a `Container` item.
+struct Bound {
+    max: bool,
+    resource: String,
+    /// In the engine's units (milli-cpu, bytes, counts).
+    amount: i64,
+    /// As written in the LimitRange.
+    written: String,
 }
 
 /// What a RuntimeClass gives the pods that name it.
@@ -54,6 +67,7 @@ impl Loader<'_> {
             name,
             limits: ResourceList::new(),
             requests: ResourceList::new(),
+            bounds: Vec::new(),
         };
         let items = range.spec.map(|spec| spec.limits).unwrap_or_default();
         for (index, item) in items.iter().enumerate() {
@@ -66,6 +80,20 @@ impl Loader<'_> {
             };
             let max = list(item.max.as_ref(), "max")?;
             let min = list(item.min.as_ref(), "min")?;
+            for (is_max, parsed, written) in [(true, &max, &item.max), (false, &min, &item.min)] {
+                for (resource, amount) in parsed {
+                    defaults.bounds.push(Bound {
+                        max: is_max,
+                        resource: resource.clone(),
+                        amount: *amount,
+                        written: written
+                            .as_ref()
+                            .and_then(|w| w.get(resource))
+                            .map(|q| q.0.clone())
+                            .unwrap_or_default(),
+                    });
+                }
+            }
             let mut default = list(item.default.as_ref(), "default")?;
             let mut default_request = list(item.default_request.as_ref(), "defaultRequest")?;
             for (name, amount) in max {
@@ -130,6 +158,24 @@ impl Loader<'_> {
             for range in ranges.iter().filter(|r| r.namespace == namespace) {
                 merge_container_defaults(pod, range);
             }
+            let violations: Vec<String> = ranges
+                .iter()
+                .filter(|r| r.namespace == namespace)
+                .flat_map(|range| limit_violations(pod, range))
+                .collect();
+            if !violations.is_empty() {
+                let message = if violations.len() == 1 {
+                    violations[0].clone()
+                } else {
+                    format!("[{}]", violations.join(", "))
+                };
+                let path = format!("{}.containers", admit.path);
+                let error: InputError = *admit.place.error(
+                    Some(&path),
+                    format!("the API server rejects this pod at creation (LimitRanger): {message}"),
+                );
+                self.loaded.errors.push(error);
+            }
             let rejection = runtime_class(pod, admit.runtime_class_name.as_deref(), &classes);
             match rejection {
                 Ok(None) => {}
@@ -166,6 +212,95 @@ fn merge_container_defaults(pod: &mut Pod, range: &LimitRangeDefaults) {
             container.requests.entry(name.clone()).or_insert(*amount);
         }
     }
+}
+
+/// `PodValidateLimitFunc`'s `Container` checks (`minConstraint`, `maxConstraint`), with their
+/// messages; amounts are compared in the engine's units and written as the LimitRange writes
+/// its own, a container's in canonical form.
+fn limit_violations(pod: &Pod, range: &LimitRangeDefaults) -> Vec<String> {
+    let mut out = Vec::new();
+    for container in pod.containers.iter().chain(&pod.init_containers) {
+        for bound in &range.bounds {
+            let name = &bound.resource;
+            let request = container.requests.get(name).copied();
+            let limit = container.limits.get(name).copied();
+            let (kind, text) = (
+                if bound.max { "maximum" } else { "minimum" },
+                &bound.written,
+            );
+            let shown = |amount: i64| canonical(name, amount);
+            let problem = if bound.max {
+                match (limit, request) {
+                    (None, _) => Some(String::from(".  No limit is specified")),
+                    (Some(l), _) if l > bound.amount => {
+                        Some(format!(", but limit is {}", shown(l)))
+                    }
+                    (_, Some(r)) if r > bound.amount => {
+                        Some(format!(", but request is {}", shown(r)))
+                    }
+                    _ => None,
+                }
+            } else {
+                match (request, limit) {
+                    (None, _) => Some(String::from(".  No request is specified")),
+                    (Some(r), _) if r < bound.amount => {
+                        Some(format!(", but request is {}", shown(r)))
+                    }
+                    (_, Some(l)) if l < bound.amount => {
+                        Some(format!(", but limit is {}", shown(l)))
+                    }
+                    _ => None,
+                }
+            };
+            if let Some(problem) = problem {
+                out.push(format!(
+                    "{kind} {name} usage per Container is {text}{problem}"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// An amount in the engine's units as `resource.Quantity` prints it canonically: cpu in cores or
+/// millicores, other resources with the largest exact binary suffix (`Ki` … `Ei`), else a
+/// decimal one (`k` … `E`), else plain.
+fn canonical(resource: &str, amount: i64) -> String {
+    if resource == spreadlab_engine::model::resources::CPU {
+        return if amount % 1000 == 0 {
+            (amount / 1000).to_string()
+        } else {
+            format!("{amount}m")
+        };
+    }
+    if amount != 0 {
+        for (suffix, shift) in [
+            ("Ei", 60),
+            ("Pi", 50),
+            ("Ti", 40),
+            ("Gi", 30),
+            ("Mi", 20),
+            ("Ki", 10),
+        ] {
+            if amount % (1i64 << shift) == 0 {
+                return format!("{}{suffix}", amount >> shift);
+            }
+        }
+        for (suffix, power) in [
+            ("E", 18),
+            ("P", 15),
+            ("T", 12),
+            ("G", 9),
+            ("M", 6),
+            ("k", 3),
+        ] {
+            let unit = 10i64.pow(power);
+            if amount % unit == 0 {
+                return format!("{}{suffix}", amount / unit);
+            }
+        }
+    }
+    amount.to_string()
 }
 
 /// `setOverhead`, `setScheduling` and `validateOverhead`. `Ok(Some(_))`: a warning (the class is
