@@ -31,8 +31,16 @@ for target in "${targets[@]}"; do
     [ "$(stat -c %s "$seed")" -le 65536 ] || continue
     cp -n "$seed" "$corpus/$(sha1sum "$seed" | cut -d' ' -f1)"
   done
-  echo "== fuzz $target for ${seconds}s (corpus $(ls "$corpus" | wc -l) inputs)"
-  if ! "$CARGO_TARGET_DIR/$host/release/$target" "$corpus" \
+  # libFuzzer replays its whole corpus before the clock starts: a short run works on a sample of
+  # at most 1,000 inputs (file names are content hashes, so the first 1,000 are a fair sample),
+  # and what it finds goes back to the corpus.
+  run="$corpus"
+  if [ "$seconds" -le 300 ] && [ "$(ls "$corpus" | wc -l)" -gt 1000 ]; then
+    run=$(mktemp -d)
+    ls "$corpus" | sort | sed -n '1,1000p' | while read -r f; do cp "$corpus/$f" "$run/"; done
+  fi
+  echo "== fuzz $target for ${seconds}s (corpus $(ls "$corpus" | wc -l) inputs, $(ls "$run" | wc -l) replayed)"
+  if ! "$CARGO_TARGET_DIR/$host/release/$target" "$run" \
       -max_total_time="$seconds" -seed=1 -max_len=65536 -timeout=20 -rss_limit_mb=4096 \
       -artifact_prefix="$artifacts/" -print_final_stats=1 2>"$cache/$target.log"; then
     status=1
@@ -40,6 +48,10 @@ for target in "${targets[@]}"; do
     echo "fuzz $target: a finding is in $artifacts" >&2
   else
     grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ *DONE)' "$cache/$target.log" || tail -3 "$cache/$target.log"
+  fi
+  if [ "$run" != "$corpus" ]; then
+    cp -n "$run"/* "$corpus"/ 2>/dev/null || true
+    rm -rf "$run"
   fi
 done
 exit "$status"
