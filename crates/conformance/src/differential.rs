@@ -90,11 +90,11 @@ pub fn prepare(scenario: &Value) -> Result<Prepared, String> {
             .collect()
     };
     let mut rejected = problems(&loaded);
-    // The schedule pods with the PriorityClasses they resolve against, and nothing that would
-    // adopt them: each is a Pod workload in reading order.
+    // The schedule pods with the PriorityClasses and RuntimeClasses their admission reads, and
+    // nothing that would adopt them: each is a Pod workload in reading order.
     let classes: Vec<Value> = objects
         .iter()
-        .filter(|o| o["kind"] == "PriorityClass")
+        .filter(|o| o["kind"] == "PriorityClass" || o["kind"] == "RuntimeClass")
         .cloned()
         .collect();
     let offset = classes.len();

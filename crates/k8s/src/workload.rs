@@ -17,6 +17,8 @@ pub enum WorkloadKind {
     Deployment,
     /// `apps/v1` ReplicaSet.
     ReplicaSet,
+    /// `v1` ReplicationController.
+    ReplicationController,
     /// `apps/v1` StatefulSet.
     StatefulSet,
     /// `batch/v1` Job.
@@ -33,6 +35,7 @@ impl WorkloadKind {
         match self {
             WorkloadKind::Deployment => "Deployment",
             WorkloadKind::ReplicaSet => "ReplicaSet",
+            WorkloadKind::ReplicationController => "ReplicationController",
             WorkloadKind::StatefulSet => "StatefulSet",
             WorkloadKind::Job => "Job",
             WorkloadKind::Pod => "Pod",
@@ -161,6 +164,9 @@ impl Workload {
                         })
             }
             WorkloadKind::ReplicaSet => owner.kind == "ReplicaSet" && owner.name == self.name,
+            WorkloadKind::ReplicationController => {
+                owner.kind == "ReplicationController" && owner.name == self.name
+            }
             WorkloadKind::StatefulSet => owner.kind == "StatefulSet" && owner.name == self.name,
             WorkloadKind::Job => owner.kind == "Job" && owner.name == self.name,
             WorkloadKind::Pod | WorkloadKind::PolyaxonService => true,
@@ -229,9 +235,10 @@ impl Workload {
                     .collect();
                 desired - taken.len()
             }
-            WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::Job => {
-                desired.saturating_sub(running.len())
-            }
+            WorkloadKind::Deployment
+            | WorkloadKind::ReplicaSet
+            | WorkloadKind::ReplicationController
+            | WorkloadKind::Job => desired.saturating_sub(running.len()),
         }
     }
 
@@ -259,7 +266,10 @@ impl Workload {
                     .take(most)
                     .collect()
             }
-            WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::Job => {
+            WorkloadKind::Deployment
+            | WorkloadKind::ReplicaSet
+            | WorkloadKind::ReplicationController
+            | WorkloadKind::Job => {
                 let taken: BTreeSet<&str> = cluster
                     .pods
                     .iter()
@@ -326,6 +336,9 @@ impl Workload {
             }
             WorkloadKind::ReplicaSet => {
                 pod.owner = owner("apps/v1", "ReplicaSet", self.name.clone())
+            }
+            WorkloadKind::ReplicationController => {
+                pod.owner = owner("v1", "ReplicationController", self.name.clone())
             }
             WorkloadKind::StatefulSet => {
                 pod.owner = owner("apps/v1", "StatefulSet", self.name.clone());

@@ -118,7 +118,27 @@ spec:
         cluster.controllers[0].selector,
         Selector::from_set(&labels(&[("app", "legacy")]))
     );
-    assert!(loaded.workloads.is_empty());
+    // And it is a workload: replicas default to 1, its pods are named and owned as the
+    // ReplicationController creates them.
+    assert_eq!(loaded.workloads.len(), 1);
+    let legacy = &loaded.workloads[0];
+    assert_eq!(
+        (legacy.kind, legacy.replicas, legacy.key().as_str()),
+        (
+            WorkloadKind::ReplicationController,
+            1,
+            "ReplicationController/default/legacy"
+        )
+    );
+    let pods = legacy.pods_to_create(cluster);
+    assert_eq!(pods[0].name, "legacy-0");
+    assert_eq!(
+        pods[0]
+            .owner
+            .as_ref()
+            .map(|o| (o.kind.as_str(), o.name.as_str())),
+        Some(("ReplicationController", "legacy"))
+    );
 }
 
 #[test]

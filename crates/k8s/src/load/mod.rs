@@ -10,9 +10,7 @@ use k8s_openapi::api::scheduling::v1 as scheduling;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 use spreadlab_engine::analysis::rollout::RolloutSpec;
-use spreadlab_engine::model::{
-    Controller, ControllerKind, Namespace, Pod, PodDisruptionBudget, Selector, Service,
-};
+use spreadlab_engine::model::{Namespace, Pod, PodDisruptionBudget, Selector, Service};
 
 use crate::admission::{self, PriorityClass};
 use crate::convert::{convert_node, label_selector, labels, namespace_or};
@@ -409,23 +407,8 @@ impl<'o> Loader<'o> {
                 }
             }
             "ReplicationController" => {
-                let controller: core_api::ReplicationController = self.typed(place, value)?;
-                let spec = controller.spec.unwrap_or_default();
-                let template_labels = spec
-                    .template
-                    .as_ref()
-                    .and_then(|t| t.metadata.as_ref())
-                    .map(labels)
-                    .unwrap_or_default();
-                self.loaded.cluster.controllers.push(Controller {
-                    kind: ControllerKind::ReplicationController,
-                    namespace: namespace_or(&controller.metadata, &default_namespace),
-                    name: object_name(place, &controller.metadata)?,
-                    selector: admission::replication_controller_selector(
-                        spec.selector.as_ref(),
-                        &template_labels,
-                    ),
-                });
+                let controller = self.typed(place, value)?;
+                self.add_replication_controller(place, controller)?
             }
             "Deployment" => {
                 let deployment = self.typed(place, value)?;
@@ -565,6 +548,7 @@ impl<'o> Loader<'o> {
                     w.kind,
                     WorkloadKind::Deployment
                         | WorkloadKind::ReplicaSet
+                        | WorkloadKind::ReplicationController
                         | WorkloadKind::StatefulSet
                         | WorkloadKind::Job
                 )
@@ -576,7 +560,10 @@ impl<'o> Loader<'o> {
                 continue;
             }
             let adoptable = workload.template.owner.as_ref().is_none_or(|owner| {
-                matches!(owner.kind.as_str(), "ReplicaSet" | "StatefulSet" | "Job")
+                matches!(
+                    owner.kind.as_str(),
+                    "ReplicaSet" | "ReplicationController" | "StatefulSet" | "Job"
+                )
             });
             dropped[index] = adoptable
                 && controllers.iter().any(|(namespace, selector)| {

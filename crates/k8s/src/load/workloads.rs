@@ -203,6 +203,56 @@ impl Loader<'_> {
         Ok(())
     }
 
+    /// A ReplicationController (`pkg/controller/replication`, the ReplicaSet controller on the
+    /// core type): a controller in the cluster and a workload. Its selector defaults to the
+    /// template's labels (`SetDefaults_ReplicationController`); validation
+    /// (`ValidateReplicationControllerSpec`) requires a template its selector matches.
+    pub(super) fn add_replication_controller(
+        &mut self,
+        place: &Place,
+        controller: core_api::ReplicationController,
+    ) -> Result<(), Failure> {
+        let namespace = namespace_or(&controller.metadata, &self.options.default_namespace);
+        let name = object_name(place, &controller.metadata)?;
+        let spec = controller.spec.unwrap_or_default();
+        let Some(template) = spec.template.as_ref() else {
+            return Err(place.error(Some("spec.template"), "Required value"));
+        };
+        let pod = self.template_pod(place, Some(template), &namespace)?;
+        let selector =
+            admission::replication_controller_selector(spec.selector.as_ref(), &pod.labels);
+        if selector.is_empty() {
+            return Err(place.error(Some("spec.selector"), "Required value"));
+        }
+        if !selector.matches(&pod.labels) {
+            return Err(place.error(
+                Some("spec.template.metadata.labels"),
+                "Invalid value: `selector` does not match template `labels`",
+            ));
+        }
+        self.loaded.cluster.controllers.push(Controller {
+            kind: ControllerKind::ReplicationController,
+            namespace: namespace.clone(),
+            name: name.clone(),
+            selector: selector.clone(),
+        });
+        // `replicas` defaults to 1 (declaratively, in pkg/apis/core/v1).
+        let replicas = checked_replicas(place, Some(spec.replicas.unwrap_or(1)))?;
+        self.push_workload(
+            place,
+            NewWorkload::from_template(
+                WorkloadKind::ReplicationController,
+                namespace,
+                name,
+                replicas,
+                selector,
+                pod,
+                template.spec.as_ref(),
+            ),
+        );
+        Ok(())
+    }
+
     pub(super) fn add_deployment(
         &mut self,
         place: &Place,
