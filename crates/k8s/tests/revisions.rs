@@ -29,3 +29,36 @@ fn templates_compare_as_the_deployment_controller_compares_them() {
         "decided otherwise than upstream: {wrong:?}"
     );
 }
+
+/// Every controller template in `tests/corpus` and `tests/scenarios`, as written and as the API
+/// server stores it (`tests/revisions/stored-templates.json`, recorded by
+/// `tests/oracle/revision_test.go` with the real defaulting): the Deployment controller finds
+/// each pair equal, and so must spreadlab; a stored template with another image is not equal.
+#[test]
+fn real_templates_equal_their_stored_form() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/revisions/stored-templates.json"
+    );
+    let pairs: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(pairs.len() >= 20, "{} pairs", pairs.len());
+    let mut unequal = Vec::new();
+    for pair in &pairs {
+        let written: PodTemplateSpec = serde_json::from_value(pair["written"].clone()).unwrap();
+        let stored: PodTemplateSpec = serde_json::from_value(pair["stored"].clone()).unwrap();
+        if !equal_ignore_hash(&written, &stored) {
+            unequal.push(pair["source"].as_str().unwrap().to_owned());
+        }
+        let mut other = pair["stored"].clone();
+        if let Some(container) = other.pointer_mut("/spec/containers/0") {
+            container["image"] = "changed.example.com/other:1".into();
+            let other: PodTemplateSpec = serde_json::from_value(other).unwrap();
+            assert!(!equal_ignore_hash(&written, &other), "{}", pair["source"]);
+        }
+    }
+    assert!(
+        unequal.is_empty(),
+        "not equal to their stored form: {unequal:#?}"
+    );
+}
