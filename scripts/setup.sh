@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what spreadlab's builds and tests need on a fresh machine (idempotent):
-# the Rust targets for the no_std/wasm builds (wasm32-wasip1: the Kubewarden policy), and Go for the oracle (tests/oracle).
+# the Rust targets for the no_std/wasm builds (wasm32-wasip1: the Kubewarden policy), a C++
+# compiler for libFuzzer (scripts/fuzz.sh), and Go for the oracle (tests/oracle).
 #   --web       only what the playground build needs (the wasm32 target; wasm-opt from npm
 #               binaryen when npm is there), for scripts/run.sh
 #   --web-test  also Chromium + ChromeDriver (apt) and the e2e packages (npm ci in tests/e2e)
@@ -36,6 +37,10 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 rustup target add wasm32v1-none wasm32-unknown-unknown wasm32-wasip1 >/dev/null
+# libfuzzer-sys builds libFuzzer from its C++ sources (scripts/fuzz.sh).
+if ! command -v c++ >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq g++ >/dev/null
+fi
 # The oracle imports k8s.io/kubernetes v1.35, which needs Go >= 1.25 (Debian 12's golang-go is 1.19).
 if ! command -v go >/dev/null 2>&1; then
   echo "setup: Go >= 1.25 is missing (the machine image provides Go 1.26)" >&2
