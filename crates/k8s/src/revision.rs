@@ -154,12 +154,7 @@ fn child<'a>(object: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Ma
 /// `SetDefaults_Container`, ports (`TCP`), env field references, probes and lifecycle hooks.
 fn default_container(container: &mut Map<String, Value>) {
     let image = container.get("image").and_then(Value::as_str).unwrap_or("");
-    let policy = if image_tag(image) == Some("latest") {
-        "Always"
-    } else {
-        "IfNotPresent"
-    };
-    set_default(container, "imagePullPolicy", policy.into());
+    set_default(container, "imagePullPolicy", pull_policy(image).into());
     set_default(
         container,
         "terminationMessagePath",
@@ -207,6 +202,16 @@ fn default_http_get(handler: &mut Map<String, Value>) {
     if let Some(get) = child(handler, "httpGet") {
         set_default(get, "path", "/".into());
         set_default(get, "scheme", "HTTP".into());
+    }
+}
+
+/// The default pull policy of an image (`SetDefaults_Container`, `SetDefaults_Volume`): `Always`
+/// for the `latest` tag, `IfNotPresent` otherwise.
+fn pull_policy(image: &str) -> &'static str {
+    if image_tag(image) == Some("latest") {
+        "Always"
+    } else {
+        "IfNotPresent"
     }
 }
 
@@ -270,12 +275,7 @@ fn default_volume(volume: &mut Map<String, Value>) {
     }
     if let Some(image) = child(volume, "image") {
         let reference = image.get("reference").and_then(Value::as_str).unwrap_or("");
-        let policy = if image_tag(reference) == Some("latest") {
-            "Always"
-        } else {
-            "IfNotPresent"
-        };
-        set_default(image, "pullPolicy", policy.into());
+        set_default(image, "pullPolicy", pull_policy(reference).into());
     }
     if let Some(host_path) = child(volume, "hostPath")
         && !host_path.contains_key("type")

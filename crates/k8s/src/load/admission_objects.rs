@@ -154,13 +154,15 @@ impl Loader<'_> {
                 Target::Workload(index) => &mut self.loaded.workloads[index].template,
                 Target::BoundPod(index) => &mut self.loaded.cluster.pods[index],
             };
-            let namespace = pod.namespace.clone();
-            for range in ranges.iter().filter(|r| r.namespace == namespace) {
+            let own: Vec<&LimitRangeDefaults> = ranges
+                .iter()
+                .filter(|r| r.namespace == pod.namespace)
+                .collect();
+            for range in &own {
                 merge_container_defaults(pod, range);
             }
-            let violations: Vec<String> = ranges
+            let violations: Vec<String> = own
                 .iter()
-                .filter(|r| r.namespace == namespace)
                 .flat_map(|range| limit_violations(pod, range))
                 .collect();
             if !violations.is_empty() {
