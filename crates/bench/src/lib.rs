@@ -4,6 +4,8 @@
 //! `cargo bench` measures scheduling (not parsing) on exactly what `cargo xtask speed` gives the
 //! real scheduler.
 
+pub mod policy;
+
 use serde_json::{Value, json};
 use spreadlab_conformance::differential::prepare;
 use spreadlab_conformance::synthetic::{Shape, ZONES, scenario};

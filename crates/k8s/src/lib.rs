@@ -25,6 +25,7 @@ mod locate_json;
 mod polyaxon;
 mod raw;
 pub mod revision;
+pub mod slim;
 mod workload;
 mod yaml;
 
@@ -291,8 +292,37 @@ pub fn read_documents(
 /// [`load`] for objects already parsed (test runners): `origin` names them in messages, and each
 /// value's index is its document index. Nesting depth and object count are bounded as for text.
 pub fn load_values(origin: &str, values: Vec<serde_json::Value>, options: &LoadOptions) -> Loaded {
+    load_objects(
+        origin,
+        values.into_iter().map(Object::Value).collect(),
+        options,
+    )
+}
+
+/// One object for [`load_objects`]: a document tree, or a Pod already read into its API type.
+#[derive(Clone, Debug)]
+pub enum Object {
+    /// A Kubernetes object (or List) as JSON.
+    Value(serde_json::Value),
+    /// A Pod parsed straight into `k8s-openapi`'s type (the admission policy reads the host's pod
+    /// list this way, skipping the document tree; serde_json's recursion limit bounds its depth).
+    /// Read as a `kind: Pod` document with these fields would be, except that unknown fields
+    /// cannot be reported (the type has dropped them).
+    Pod(Box<k8s_openapi::api::core::v1::Pod>),
+}
+
+/// [`load_values`] for objects some of which are typed Pods ([`Object::Pod`]); each object's
+/// index is its document index.
+pub fn load_objects(origin: &str, objects: Vec<Object>, options: &LoadOptions) -> Loaded {
     let mut loader = Loader::new(options);
-    for (index, value) in values.into_iter().enumerate() {
+    for (index, object) in objects.into_iter().enumerate() {
+        let value = match object {
+            Object::Pod(pod) => {
+                loader.add_typed_pod(origin, index, *pod);
+                continue;
+            }
+            Object::Value(value) => value,
+        };
         if raw::depth(&value) > options.max_depth {
             loader.source_error(
                 origin,

@@ -125,6 +125,7 @@ impl Workload {
         cluster
             .pods
             .iter()
+            .map(|pod| &**pod)
             .filter(|pod| {
                 pod.namespace == self.namespace && !pod.terminating && !pod.phase.is_terminal()
             })
@@ -407,17 +408,17 @@ mod tests {
     #[test]
     fn running_replicas_are_subtracted_and_terminating_ones_are_not() {
         let mut cluster = Cluster::default();
-        cluster.pods.push(bound("web-0", "web"));
+        cluster.pods.push(bound("web-0", "web").into());
         let mut terminating = bound("web-old", "web");
         terminating.terminating = true;
-        cluster.pods.push(terminating);
+        cluster.pods.push(terminating.into());
         let mut done = bound("web-done", "web");
         done.phase = PodPhase::Succeeded;
-        cluster.pods.push(done);
-        cluster.pods.push(bound("other", "api"));
+        cluster.pods.push(done.into());
+        cluster.pods.push(bound("other", "api").into());
         let mut elsewhere = bound("web-x", "web");
         elsewhere.namespace = "prod".into();
-        cluster.pods.push(elsewhere);
+        cluster.pods.push(elsewhere.into());
         let replica_set = workload(WorkloadKind::ReplicaSet, 3);
         let running: Vec<&str> = replica_set
             .running_pods(&cluster)
@@ -438,7 +439,7 @@ mod tests {
     #[test]
     fn stateful_set_fills_missing_ordinals_with_identity_labels() {
         let mut cluster = Cluster::default();
-        cluster.pods.push(bound("web-1", "web"));
+        cluster.pods.push(bound("web-1", "web").into());
         let pods = workload(WorkloadKind::StatefulSet, 3).pods_to_create(&cluster);
         assert_eq!(
             pods.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
@@ -467,7 +468,7 @@ mod tests {
         let mut real = bound("web-7c6d5b4f8-abcde", "web");
         real.labels
             .insert(LABEL_POD_TEMPLATE_HASH.into(), "7c6d5b4f8".into());
-        cluster.pods.push(real);
+        cluster.pods.push(real.into());
         let pods = deployment.pods_to_create(&cluster);
         assert_eq!(pods.len(), 1);
         assert_eq!(pods[0].name, "web-5d8f9c7b4-0");
@@ -483,7 +484,7 @@ mod tests {
             "web"
         );
         let mut cluster = Cluster::default();
-        cluster.pods.push(bound("web", "web"));
+        cluster.pods.push(bound("web", "web").into());
         assert!(pod_workload.pods_to_create(&cluster).is_empty());
         assert_eq!(pod_workload.key(), "Pod/default/web");
     }

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use spreadlab_engine::model::{Pod, WhenUnsatisfiable};
 use spreadlab_engine::scheduler::{Detail, Options};
-use spreadlab_k8s::{FieldValidation, LoadOptions, Loaded, Workload, WorkloadKind};
+use spreadlab_k8s::slim::SlimPod;
+use spreadlab_k8s::{FieldValidation, LoadOptions, Loaded, Object, Workload, WorkloadKind};
 
 use crate::mutate;
 use crate::request::{self, Admission, Kind, Operation, RequestError};
@@ -308,7 +309,7 @@ pub fn evaluate(
     }
 
     // The admitted object first: a load bound can never drop it.
-    let mut values = vec![object];
+    let mut values = vec![Object::Value(object)];
     values.extend(read_cluster(admission, settings, cluster)?);
     let options = load_options(&admission.namespace);
     if values.len() > options.max_documents {
@@ -321,7 +322,7 @@ pub fn evaluate(
             ),
         }));
     }
-    let loaded = spreadlab_k8s::load_values("cluster snapshot", values, &options);
+    let loaded = spreadlab_k8s::load_objects("cluster snapshot", values, &options);
     let workload = match admitted_workload(&loaded, admission, kind, 0) {
         Ok(Some(workload)) => workload,
         // It loaded alone: not finding it now is this policy's bug, never a silent accept.
@@ -405,24 +406,23 @@ fn read_cluster(
     admission: &Admission,
     settings: &Settings,
     cluster: &dyn ClusterSource,
-) -> Result<Vec<Value>, Problem> {
-    let mut values = cluster.list(snapshot::NODE).map_err(Problem::Cluster)?;
-    let pods = cluster.list(snapshot::POD).map_err(Problem::Cluster)?;
-    let is_admitted = |pod: &Value| {
+) -> Result<Vec<Object>, Problem> {
+    let nodes = cluster.list(snapshot::NODE).map_err(Problem::Cluster)?;
+    let pods = cluster.list_pods().map_err(Problem::Cluster)?;
+    let is_admitted = |pod: &SlimPod| {
         admission.kind == Some(Kind::Pod)
-            && pod.pointer("/metadata/namespace").and_then(Value::as_str)
-                == Some(admission.namespace.as_str())
-            && pod.pointer("/metadata/name").and_then(Value::as_str)
-                == Some(admission.name.as_str())
+            && pod.namespace() == Some(admission.namespace.as_str())
+            && pod.name() == Some(admission.name.as_str())
     };
+    let mut objects: Vec<Object> = nodes.into_iter().map(Object::Value).collect();
     // Unbound pods in the cache are other workloads' Pending replicas: the scheduler's queue,
     // not capacity; the admitted workload is judged against the bound ones.
-    values.extend(pods.into_iter().filter(|pod| {
-        pod.pointer("/spec/nodeName")
-            .and_then(Value::as_str)
-            .is_some_and(|node| !node.is_empty())
-            && !is_admitted(pod)
-    }));
+    objects.extend(
+        pods.into_iter()
+            .filter(|pod| pod.is_bound() && !is_admitted(pod))
+            .map(Object::from),
+    );
+    let mut values = Vec::new();
     values.extend(
         cluster
             .list(snapshot::NAMESPACE)
@@ -443,7 +443,8 @@ fn read_cluster(
     if settings.lint_rules.iter().any(|r| r == "pdb-violated") {
         values.extend(cluster.list(snapshot::PDB).map_err(Problem::Cluster)?);
     }
-    Ok(values)
+    objects.extend(values.into_iter().map(Object::Value));
+    Ok(objects)
 }
 
 /// A Service cut to what `DefaultSelector` reads: namespace, name and `spec.selector`.

@@ -43,27 +43,37 @@ pub struct HostCluster;
 
 impl ClusterSource for HostCluster {
     fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError> {
-        let error = |message: String| SourceError { resource, message };
-        let request = serde_json::to_vec(&ListAllResourcesRequest {
-            api_version: resource.api_version,
-            kind: resource.kind,
-            label_selector: None,
-            field_selector: None,
-            field_masks: field_masks(resource),
-        })
-        .map_err(|e| error(e.to_string()))?;
-        let (binding, namespace, operation) = HOST_CALL;
-        let answer =
-            kubewarden_policy_sdk::wapc_guest::host_call(binding, namespace, operation, &request)
-                .map_err(|e| error(format!("host call failed: {e}")))?;
-        if resource == snapshot::POD {
-            // Parsed straight into the fields scheduling reads (crate::slim).
-            let list: SlimPodList = serde_json::from_slice(&answer)
-                .map_err(|e| error(format!("the host's answer is not a PodList: {e}")))?;
-            return Ok(list.items.into_iter().map(SlimPod::into_value).collect());
-        }
-        let list: Value = serde_json::from_slice(&answer)
-            .map_err(|e| error(format!("the host's answer is not JSON: {e}")))?;
+        let answer = list_call(resource)?;
+        let list: Value = serde_json::from_slice(&answer).map_err(|e| SourceError {
+            resource,
+            message: format!("the host's answer is not JSON: {e}"),
+        })?;
         snapshot::list_items(resource, list)
     }
+
+    fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError> {
+        let answer = list_call(snapshot::POD)?;
+        // Parsed straight into the fields scheduling reads, in their API types (crate::slim).
+        let list: SlimPodList = serde_json::from_slice(&answer).map_err(|e| SourceError {
+            resource: snapshot::POD,
+            message: format!("the host's answer is not a PodList: {e}"),
+        })?;
+        Ok(list.items)
+    }
+}
+
+/// The host's answer to a list call for `resource` (the field masks of [`field_masks`]).
+fn list_call(resource: Resource) -> Result<Vec<u8>, SourceError> {
+    let error = |message: String| SourceError { resource, message };
+    let request = serde_json::to_vec(&ListAllResourcesRequest {
+        api_version: resource.api_version,
+        kind: resource.kind,
+        label_selector: None,
+        field_selector: None,
+        field_masks: field_masks(resource),
+    })
+    .map_err(|e| error(e.to_string()))?;
+    let (binding, namespace, operation) = HOST_CALL;
+    kubewarden_policy_sdk::wapc_guest::host_call(binding, namespace, operation, &request)
+        .map_err(|e| error(format!("host call failed: {e}")))
 }

@@ -5,6 +5,7 @@
 use core::fmt;
 
 use serde_json::Value;
+use spreadlab_k8s::slim::SlimPod;
 
 /// A kind the policy reads from the cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -81,6 +82,10 @@ impl fmt::Display for SourceError {
 pub trait ClusterSource {
     /// Every object of `resource`, as JSON.
     fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError>;
+
+    /// Every pod, slimmed to what scheduling reads (`spreadlab_k8s::slim`): the policy's
+    /// largest read, parsed without a JSON document tree.
+    fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError>;
 }
 
 /// Sets `apiVersion` and `kind` on a List item that lacks them (the API server's List items
@@ -133,8 +138,7 @@ pub struct FixtureCluster {
 }
 
 impl FixtureCluster {
-    /// A cluster of these objects (a `kind: List` is flattened; pods are slimmed once, as the
-    /// host source slims them: [`crate::slim`]).
+    /// A cluster of these objects (a `kind: List` is flattened).
     pub fn new(objects: impl IntoIterator<Item = Value>) -> FixtureCluster {
         let mut flat = Vec::new();
         for object in objects {
@@ -146,16 +150,6 @@ impl FixtureCluster {
                 flat.push(object);
             }
         }
-        let flat = flat
-            .into_iter()
-            .map(|object| {
-                if object.get("kind").and_then(Value::as_str) == Some(POD.kind) {
-                    crate::slim::slim_value(object)
-                } else {
-                    object
-                }
-            })
-            .collect();
         FixtureCluster {
             objects: flat,
             failing: Vec::new(),
@@ -177,5 +171,26 @@ impl ClusterSource for FixtureCluster {
             .filter(|o| o.get("kind").and_then(Value::as_str) == Some(resource.kind))
             .cloned()
             .collect())
+    }
+
+    /// The pods slimmed as the host's answer is ([`SlimPod::from_value`]); a pod that is not of
+    /// the API's shape fails the read, as it fails the host's answer.
+    fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError> {
+        if self.failing.contains(&POD.kind) {
+            return Err(SourceError {
+                resource: POD,
+                message: String::from("fixture read failure"),
+            });
+        }
+        self.objects
+            .iter()
+            .filter(|o| o.get("kind").and_then(Value::as_str) == Some(POD.kind))
+            .map(|pod| {
+                SlimPod::from_value(pod).map_err(|error| SourceError {
+                    resource: POD,
+                    message: format!("not a Pod: {error}"),
+                })
+            })
+            .collect()
     }
 }

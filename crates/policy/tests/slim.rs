@@ -1,12 +1,12 @@
-//! Slimmed pods (`spreadlab_policy::slim`) convert exactly like whole ones: on every seed cluster
+//! Slimmed pods (`spreadlab_policy::slim`) load exactly like whole ones: on every seed cluster
 //! and analysis fixture, and on a pod carrying every scheduling field, the loader's cluster from
-//! slimmed pods equals the one from the originals.
+//! slimmed typed pods (`spreadlab_k8s::Object::Pod`) equals the one from the original documents.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use spreadlab_k8s::{LoadOptions, load_values};
-use spreadlab_policy::slim::{POD_FIELD_MASKS, SlimPodList, prune, slim_value};
+use spreadlab_k8s::{LoadOptions, Object, load_objects, load_values};
+use spreadlab_policy::slim::{POD_FIELD_MASKS, SlimPod, SlimPodList, prune};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -36,18 +36,15 @@ fn bound_pods(objects: &[Value]) -> Vec<Value> {
 fn assert_same_conversion(name: &str, pods: Vec<Value>) {
     let options = LoadOptions::default();
     let whole = load_values(name, pods.clone(), &options);
-    let slim = load_values(
-        name,
-        pods.iter().cloned().map(slim_value).collect(),
-        &options,
-    );
+    let typed = |pod: &Value| Object::from(SlimPod::from_value(pod).expect("a pod"));
+    let slim = load_objects(name, pods.iter().map(typed).collect(), &options);
     assert_eq!(whole.cluster.pods, slim.cluster.pods, "{name}");
     assert_eq!(whole.errors.len(), slim.errors.len(), "{name}");
     // Pruned by the host to the field masks the policy sends (List items carry no type).
-    let pruned = load_values(
+    let pruned = load_objects(
         name,
         pods.iter()
-            .map(|pod| slim_value(with_type(prune(pod, POD_FIELD_MASKS))))
+            .map(|pod| typed(&prune(pod, POD_FIELD_MASKS)))
             .collect(),
         &options,
     );
@@ -60,12 +57,6 @@ fn assert_same_conversion(name: &str, pods: Vec<Value>) {
         pruned.errors.len(),
         "{name} (field masks)"
     );
-}
-
-fn with_type(mut pod: Value) -> Value {
-    pod["apiVersion"] = json!("v1");
-    pod["kind"] = json!("Pod");
-    pod
 }
 
 #[test]
@@ -126,22 +117,31 @@ fn every_scheduling_field_survives() {
             "conditions": [{"type": "Ready", "status": "True"}]}
     });
     assert_same_conversion("full pod", vec![pod.clone()]);
-    let slim = slim_value(pod);
-    assert!(slim["spec"].get("volumes").is_none());
-    assert!(slim["status"].get("conditions").is_none());
-    assert!(slim["spec"]["containers"][0].get("env").is_none());
 }
 
 #[test]
-fn list_items_without_type_get_it() {
-    let list: SlimPodList = serde_json::from_value(json!({
-        "apiVersion": "v1", "kind": "PodList",
-        "items": [{"metadata": {"name": "p", "namespace": "ns"}, "spec": {"nodeName": "n", "containers": [{"name": "c"}]}}]
-    }))
-    .unwrap();
-    let pod = list.items.into_iter().next().unwrap().into_value();
-    assert_eq!(pod["kind"], "Pod");
-    assert_eq!(pod["apiVersion"], "v1");
+fn host_answers_parse_as_the_host_sends_them() {
+    // As bytes, the way the host answers: List items carry no type, other fields are skipped.
+    let text = r#"{"apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "7"},
+        "items": [{"metadata": {"name": "p", "namespace": "ns", "uid": "u"},
+            "spec": {"nodeName": "n", "containers": [{"name": "c", "env": [{"name": "A"}]}],
+                "volumes": [{"name": "v", "emptyDir": {}}]}}]}"#;
+    let list: SlimPodList = serde_json::from_slice(text.as_bytes()).unwrap();
+    let pod = list.items.into_iter().next().unwrap();
+    assert!(pod.is_bound());
+    assert_eq!(pod.name(), Some("p"));
+    assert_eq!(pod.namespace(), Some("ns"));
+    let loaded = load_objects("host", vec![Object::from(pod)], &LoadOptions::default());
+    assert_eq!(loaded.cluster.pods[0].containers[0].name, "c");
     let empty: SlimPodList = serde_json::from_value(json!({"items": null})).unwrap();
     assert!(empty.items.is_empty());
+    // A truncated or foreign answer is an error, not an empty cluster; so is a pod of the wrong
+    // shape (the policy reports the read as failed).
+    assert!(serde_json::from_value::<SlimPodList>(json!({"kind": "Status"})).is_err());
+    assert!(
+        serde_json::from_value::<SlimPodList>(
+            json!({"items": [{"metadata": {"name": "p"}, "spec": {"containers": [{"name": 3}]}}]})
+        )
+        .is_err()
+    );
 }

@@ -93,7 +93,12 @@ pub fn replicas_to_build(
 /// incoming pod) and the template's own spread constraints and (anti-)affinity terms.
 pub fn per_pod_labels_selected(cluster: &Cluster, template: &Pod) -> bool {
     let mut selectors: Vec<&Selector> = Vec::new();
-    for pod in cluster.pods.iter().chain(core::iter::once(template)) {
+    for pod in cluster
+        .pods
+        .iter()
+        .map(|p| &**p)
+        .chain(core::iter::once(template))
+    {
         if let Some(affinity) = &pod.affinity.pod_affinity {
             selectors.extend(affinity.required.iter().map(|t| &t.selector));
             selectors.extend(affinity.preferred.iter().map(|t| &t.term.selector));
@@ -147,7 +152,7 @@ mod tests {
         for (name, on) in [("low-0", "a1"), ("low-1", "b1")] {
             let mut low = with_cpu(pod(name, &[("app", "low")], Some(on)), 2000);
             low.priority = -10;
-            cluster.pods.push(low);
+            cluster.pods.push(low.into());
         }
         let mut template = with_cpu(pod("", &[("app", "web")], None), 1000);
         template

@@ -151,6 +151,7 @@ pub fn budget(
     let selected: Vec<&Pod> = cluster
         .pods
         .iter()
+        .map(|p| &**p)
         .chain(unbound.iter().copied())
         .filter(|p| selects(pdb, p))
         .collect();

@@ -144,7 +144,7 @@ mod tests {
         let running = with_cpu(pod("web-0", &[("app", "web")], Some("n1")), 1000);
         let cluster = Cluster {
             nodes: vec![node("n1", &[])],
-            pods: vec![running],
+            pods: vec![running.into()],
             ..Cluster::default()
         };
         let template = with_cpu(pod("", &[("app", "web")], None), 2000);

@@ -4,6 +4,7 @@
 
 use alloc::collections::BTreeSet;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::model::{Cluster, Pod, Scenario, Workload};
@@ -157,7 +158,7 @@ pub(crate) fn place(cluster: &Cluster, workloads: &[Workload], options: &Options
             Some(node) => {
                 pod.node_name = Some(node.clone());
                 members[owner[index]].push(pod.key());
-                settled.pods.push(pod);
+                settled.pods.push(Arc::new(pod));
             }
             None => pending[owner[index]].push((pod, decision.clone())),
         }

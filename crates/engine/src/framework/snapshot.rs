@@ -5,6 +5,7 @@
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::rc::Rc;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
@@ -193,7 +194,10 @@ impl Snapshot {
 
     /// Binds a pod to a node (the scheduler's assume step) and returns its id.
     pub fn bind(&mut self, mut info: PodInfo, node: usize) -> PodId {
-        info.pod.node_name = Some(self.nodes[node].node.name.clone());
+        let name = &self.nodes[node].node.name;
+        if info.pod.node_name.as_ref() != Some(name) {
+            Arc::make_mut(&mut info.pod).node_name = Some(name.clone());
+        }
         let id = self.pods.len();
         self.pods.push(None);
         self.pod_node.push(node);
@@ -301,7 +305,7 @@ impl Snapshot {
     pub fn set_terminating(&mut self, id: PodId) {
         if self.pods.get(id).is_some_and(Option::is_some) {
             let mut info = self.detach(id);
-            info.pod.terminating = true;
+            Arc::make_mut(&mut info.pod).terminating = true;
             self.restore(id, info);
         }
     }

@@ -38,7 +38,7 @@ pub fn pod(name: &str, pairs: &[(&str, &str)], node_name: Option<&str>) -> Pod {
 pub fn snapshot(nodes: Vec<Node>, pods: Vec<Pod>) -> Snapshot {
     Snapshot::new(&Cluster {
         nodes,
-        pods,
+        pods: pods.into_iter().map(Into::into).collect(),
         ..Cluster::default()
     })
     .0

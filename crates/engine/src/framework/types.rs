@@ -5,6 +5,7 @@
 
 use alloc::collections::BTreeSet;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::model::resources::{CPU, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, MEMORY};
@@ -59,8 +60,8 @@ pub struct WeightedAffinityTerm {
 /// A pod with what the scheduler derives from it once (`framework.PodInfo`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodInfo {
-    /// The pod.
-    pub pod: Pod,
+    /// The pod (shared with the cluster it came from).
+    pub pod: Arc<Pod>,
     /// `PodRequests` with default options (what Filter compares).
     pub requests: Resource,
     /// Non-zero cpu request (millicores) used for scoring.
@@ -83,7 +84,8 @@ pub struct PodInfo {
 
 impl PodInfo {
     /// Derives requests and affinity terms (`NewPodInfo`).
-    pub fn new(pod: Pod) -> PodInfo {
+    pub fn new(pod: impl Into<Arc<Pod>>) -> PodInfo {
+        let pod: Arc<Pod> = pod.into();
         let requests = pod_requests(&pod, false, false);
         let non_zero = pod_requests(&pod, true, false);
         let affinity = &pod.affinity;

@@ -2,6 +2,7 @@
 //! default spreading, namespace selectors and preemption.
 
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::labels::{Labels, Selector};
@@ -111,8 +112,10 @@ impl IntOrPercent {
 pub struct Cluster {
     /// Nodes, in the order given.
     pub nodes: Vec<Node>,
-    /// Pods bound to nodes (`spec.nodeName` set); terminal ones are dropped on load.
-    pub pods: Vec<Pod>,
+    /// Pods bound to nodes (`spec.nodeName` set); terminal ones are dropped on load. Shared
+    /// (`Arc`): a cluster, its snapshots and the variants analyses try clone pods by reference
+    /// (`Arc::make_mut` where one is changed).
+    pub pods: Vec<Arc<Pod>>,
     /// Namespaces.
     pub namespaces: Vec<Namespace>,
     /// Services.

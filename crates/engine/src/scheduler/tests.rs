@@ -64,7 +64,7 @@ fn node_local_cache_is_exact() {
     let bound = vec![filler("f-a", "a"), filler("f-b", "b"), filler("f-c", "c")];
     let cluster = Cluster {
         nodes,
-        pods: bound,
+        pods: bound.into_iter().map(Into::into).collect(),
         ..Cluster::default()
     };
     let mut pods = vec::Vec::new();
@@ -170,7 +170,10 @@ fn nominated_pods_are_counted_by_later_pods() {
             node("a", &[("kubernetes.io/hostname", "a")]),
             node("b", &[("kubernetes.io/hostname", "b")]),
         ],
-        pods: vec![old, cpu_pod("full", "full", 4000, 100, Some("b"))],
+        pods: vec![
+            old.into(),
+            cpu_pod("full", "full", 4000, 100, Some("b")).into(),
+        ],
         ..Cluster::default()
     };
     let hi = cpu_pod("hi", "hi", 2000, 10, None);

@@ -152,7 +152,9 @@ impl Loader<'_> {
         for admit in std::mem::take(&mut self.to_admit) {
             let pod = match admit.target {
                 Target::Workload(index) => &mut self.loaded.workloads[index].template,
-                Target::BoundPod(index) => &mut self.loaded.cluster.pods[index],
+                Target::BoundPod(index) => {
+                    std::sync::Arc::make_mut(&mut self.loaded.cluster.pods[index])
+                }
             };
             let own: Vec<&LimitRangeDefaults> = ranges
                 .iter()

@@ -46,6 +46,17 @@ struct Place {
 }
 
 impl Place {
+    /// The root of document `document` of `file`.
+    fn document(file: &str, document: usize) -> Place {
+        Place {
+            file: file.to_owned(),
+            document: Some(document),
+            line: None,
+            object: None,
+            prefix: String::new(),
+        }
+    }
+
     fn error(&self, path: Option<&str>, message: impl Into<String>) -> Failure {
         let path = match path {
             Some(path) => Some(join_path(&self.prefix, path)),
@@ -223,13 +234,25 @@ impl<'o> Loader<'o> {
         value: Value,
     ) {
         let place = Place {
-            file: file.to_owned(),
-            document: Some(document),
             line,
-            object: None,
-            prefix: String::new(),
+            ..Place::document(file, document)
         };
         self.add_value(place, value, None);
+    }
+
+    /// Counts an object against `max_documents`; `false` (with the error, once) past it.
+    fn count_object(&mut self, place: &Place) -> bool {
+        self.objects += 1;
+        if self.objects > self.options.max_documents {
+            self.stopped = true;
+            let message = format!(
+                "more than {} objects in this load; the rest is not read",
+                self.options.max_documents
+            );
+            self.loaded.errors.push(*place.error(None, message));
+            return false;
+        }
+        true
     }
 
     fn add_value(&mut self, mut place: Place, value: Value, list_item: Option<(&str, &str)>) {
@@ -312,14 +335,7 @@ impl<'o> Loader<'o> {
             }
             return;
         }
-        self.objects += 1;
-        if self.objects > self.options.max_documents {
-            self.stopped = true;
-            let message = format!(
-                "more than {} objects in this load; the rest is not read",
-                self.options.max_documents
-            );
-            self.loaded.errors.push(*place.error(None, message));
+        if !self.count_object(&place) {
             return;
         }
         place.object = Some(self.object_id(&kind, &map));
@@ -493,7 +509,9 @@ impl<'o> Loader<'o> {
                 .resolve(pending.class_name.as_deref());
             let pod = match pending.target {
                 Target::Workload(index) => &mut self.loaded.workloads[index].template,
-                Target::BoundPod(index) => &mut self.loaded.cluster.pods[index],
+                Target::BoundPod(index) => {
+                    std::sync::Arc::make_mut(&mut self.loaded.cluster.pods[index])
+                }
             };
             match resolved {
                 None => {

@@ -25,6 +25,36 @@ use super::admission_objects::Admit;
 use super::*;
 
 impl Loader<'_> {
+    /// [`Loader::add_document`] for a Pod already in its API type (`crate::Object::Pod`).
+    pub(crate) fn add_typed_pod(&mut self, file: &str, document: usize, pod: core_api::Pod) {
+        if self.stopped || !self.count_object(&Place::document(file, document)) {
+            return;
+        }
+        let metadata = &pod.metadata;
+        let name = metadata
+            .name
+            .as_deref()
+            .or(metadata.generate_name.as_deref());
+        let namespace = metadata
+            .namespace
+            .as_deref()
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&self.options.default_namespace);
+        let place = Place {
+            object: Some(match name.filter(|n| !n.is_empty()) {
+                Some(name) => format!("Pod/{namespace}/{name}"),
+                None => String::from("Pod"),
+            }),
+            ..Place::document(file, document)
+        };
+        if self.skipped(&place) {
+            return;
+        }
+        if let Err(error) = self.add_pod(&place, pod) {
+            self.loaded.errors.push(*error);
+        }
+    }
+
     pub(super) fn add_pod(&mut self, place: &Place, pod: core_api::Pod) -> Result<(), Failure> {
         let mut converted = convert_pod_validated(&pod, &self.options.default_namespace)
             .map_err(|e| place.convert_error(e))?;
@@ -42,7 +72,7 @@ impl Loader<'_> {
             // requests as in a real cluster. A missing priority is filled in below.
             admission::admit_pod(&mut converted);
             let index = self.loaded.cluster.pods.len();
-            self.loaded.cluster.pods.push(converted);
+            self.loaded.cluster.pods.push(converted.into());
             // A pod the API server stored went through LimitRanger and RuntimeClass when it was
             // created (against the objects of that day); a hand-written one goes through them here.
             let stored = pod.metadata.uid.is_some() || pod.metadata.creation_timestamp.is_some();

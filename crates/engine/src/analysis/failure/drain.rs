@@ -5,6 +5,7 @@
 
 use alloc::collections::BTreeSet;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::analysis::Placement;
@@ -53,7 +54,7 @@ pub(super) fn drain(
         .pods
         .iter()
         .filter(|p| !p.terminating && p.node_name.as_ref().is_some_and(|n| nodes.contains(n)))
-        .map(Pod::key)
+        .map(|p| p.key())
         .collect();
     let mut drains = alloc::vec![DrainImpact::default(); cluster.pdbs.len()];
     // Budgets are recomputed only after the cluster changed (an eviction, a replacement).
@@ -103,14 +104,14 @@ pub(super) fn drain(
             if !member.contains(evicted.key().as_str()) {
                 continue;
             }
-            let mut replacement = evicted;
+            let mut replacement = Arc::unwrap_or_clone(evicted);
             replacement.node_name = None;
             let simulation =
                 scheduler::simulate(&cluster, core::slice::from_ref(&replacement), options);
             match simulation.decisions.first() {
                 Some(decision) if decision.node.is_some() => {
                     replacement.node_name = decision.node.clone();
-                    cluster.pods.push(replacement);
+                    cluster.pods.push(Arc::new(replacement));
                 }
                 decision => {
                     for &i in &covering {

@@ -13,6 +13,7 @@
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::disruption::{self, Budget, Ownership};
@@ -260,6 +261,7 @@ fn fail_with(
     let gone: Vec<&crate::model::Pod> = before
         .pods
         .iter()
+        .map(|p| &**p)
         .filter(|p| on_failed(&p.node_name))
         .collect();
     let gone_keys: BTreeSet<String> = gone.iter().map(|p| p.key()).collect();
@@ -357,7 +359,7 @@ fn fail_with(
             let mut pod = pods[index].clone();
             pod.node_name = Some(node.clone());
             placed_keys[*workload].push(pod.key());
-            after.pods.push(pod);
+            after.pods.push(Arc::new(pod));
         } else {
             still_pending.push((*workload, pods[index].clone(), replaces.clone()));
         }

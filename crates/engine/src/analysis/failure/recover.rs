@@ -2,6 +2,7 @@
 //! scheduler does not rebalance running pods).
 
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::analysis::per_zone;
@@ -39,7 +40,7 @@ pub(super) fn recover(
             pod.node_name = Some(node.clone());
             running[*workload].push(pod.key());
             placed[*workload].push((replaces.clone(), node.clone()));
-            after.pods.push(pod);
+            after.pods.push(Arc::new(pod));
         }
     }
     Recovery {

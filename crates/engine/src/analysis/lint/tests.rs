@@ -182,7 +182,7 @@ fn selector_rule_branches() {
     let mut cluster = three_zones();
     cluster
         .pods
-        .push(pod("stray", &[("app", "web")], Some("a")));
+        .push(pod("stray", &[("app", "web")], Some("a")).into());
     let mut t = template("web", 100);
     t.topology_spread_constraints.push(spread(app("web")));
     let findings = lint_of(
@@ -476,7 +476,7 @@ fn gpu_rules() {
         let mut p = old.clone();
         p.name = format!("infer-old-{i}");
         p.node_name = Some((*n).into());
-        bound.pods.push(p);
+        bound.pods.push(p.into());
     }
     let mut w = workload("infer", t_spread, 2);
     w.to_create.clear();

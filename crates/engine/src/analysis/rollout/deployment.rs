@@ -443,7 +443,7 @@ pub(super) fn simulate_deployment(
             }
         };
         pods.push(SimPod {
-            pod: info.pod.clone(),
+            pod: Pod::clone(&info.pod),
             rs,
             state: State::Bound {
                 id,

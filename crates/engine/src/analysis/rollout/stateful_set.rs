@@ -51,7 +51,7 @@ pub(super) fn simulate_stateful_set(
         .filter(|(_, p)| !p.pod.terminating && workload.running.contains(&p.pod.key()))
         .filter_map(|(id, p)| {
             let ordinal = p.pod.name.rsplit('-').next()?.parse().ok()?;
-            Some((ordinal, id, p.pod.clone()))
+            Some((ordinal, id, Pod::clone(&p.pod)))
         })
         .collect();
     old.sort_by_key(|(ordinal, _, _)| core::cmp::Reverse(*ordinal));

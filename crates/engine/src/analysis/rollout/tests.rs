@@ -75,9 +75,9 @@ fn gpu_bound_rollout_stalls_and_alternatives_complete() {
     let cluster = Cluster {
         nodes: vec![gpu("gpu-a", "a"), gpu("gpu-b", "b"), gpu("gpu-c", "c")],
         pods: vec![
-            spec_pod("infer-old-0", "old", Some("gpu-a")),
-            spec_pod("infer-old-1", "old", Some("gpu-b")),
-            spec_pod("infer-old-2", "old", Some("gpu-c")),
+            spec_pod("infer-old-0", "old", Some("gpu-a")).into(),
+            spec_pod("infer-old-1", "old", Some("gpu-b")).into(),
+            spec_pod("infer-old-2", "old", Some("gpu-c")).into(),
         ],
         ..Cluster::default()
     };
@@ -177,9 +177,9 @@ fn stateful_set_updates_one_ordinal_at_a_time_down_to_the_partition() {
     let cluster = Cluster {
         nodes: vec![gpu("n0"), gpu("n1"), gpu("n2")],
         pods: vec![
-            member("db-0", Some("n0"), 1),
-            member("db-1", Some("n1"), 1),
-            member("db-2", Some("n2"), 1),
+            member("db-0", Some("n0"), 1).into(),
+            member("db-1", Some("n1"), 1).into(),
+            member("db-2", Some("n2"), 1).into(),
         ],
         ..Cluster::default()
     };
@@ -312,7 +312,7 @@ fn recreate_waits_for_old_pods_of_every_replica_set() {
         old.labels
             .insert(LABEL_POD_TEMPLATE_HASH.into(), hash.into());
         old.node_name = Some("n1".into());
-        cluster.pods.push(old);
+        cluster.pods.push(old.into());
     }
     let workload = Workload {
         key: "Deployment/default/web".into(),
@@ -377,7 +377,7 @@ fn old_replica_sets_are_scaled_down_oldest_first() {
             .insert(LABEL_POD_TEMPLATE_HASH.into(), hash.into());
         old.node_name = Some("n1".into());
         old.start_time = Some(start);
-        cluster.pods.push(old);
+        cluster.pods.push(old.into());
     }
     let workload = Workload {
         key: "Deployment/default/web".into(),
@@ -440,7 +440,7 @@ fn stateful_set_batches(
     let cluster = Cluster {
         nodes: (0..replicas).map(gpu_node).collect(),
         pods: (0..replicas)
-            .map(|i| member(&format!("db-{i}"), Some(&format!("n{i}"))))
+            .map(|i| member(&format!("db-{i}"), Some(&format!("n{i}"))).into())
             .collect(),
         ..Cluster::default()
     };

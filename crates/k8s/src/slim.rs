@@ -1,0 +1,237 @@
+//! Bound pods cut down to the fields the loader reads from them (`convert/pod.rs`
+//! `convert_pod`, `load/workloads.rs` `add_pod`), parsed straight into their API types: a real
+//! pod's env, volumes, probes and status conditions are skipped while parsing instead of being
+//! allocated, and no JSON document tree is built in between ([`crate::Object::Pod`]). The
+//! admission policy reads the host's pod lists this way (its `tests/slim.rs` checks that a
+//! slimmed pod loads exactly like the whole one on every seed cluster).
+//!
+//! CAVEAT: a field the loader starts reading from bound pods must be added here (and to the
+//! policy's field masks).
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1 as core_api;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::Object;
+
+/// A Kubernetes List of pods, items slimmed.
+#[derive(Deserialize)]
+pub struct SlimPodList {
+    /// The pods (`null` is empty, as Go encodes an empty list; an absent `items` is an error: a
+    /// truncated or foreign answer must not read as an empty cluster).
+    #[serde(deserialize_with = "null_as_empty")]
+    pub items: Vec<SlimPod>,
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<SlimPod>, D::Error> {
+    Ok(Option::<Vec<SlimPod>>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A pod with only what scheduling reads, each field in its API type.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SlimPod {
+    /// `metadata`.
+    #[serde(default)]
+    pub metadata: SlimMetadata,
+    /// `spec`.
+    #[serde(default)]
+    pub spec: Option<SlimSpec>,
+    /// `status`.
+    #[serde(default)]
+    pub status: Option<SlimStatus>,
+}
+
+/// The metadata fields scheduling reads.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each field is the `metadata` field of the same name
+pub struct SlimMetadata {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub namespace: Option<String>,
+    #[serde(default)]
+    pub labels: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub owner_references: Option<Vec<OwnerReference>>,
+    #[serde(default)]
+    pub deletion_timestamp: Option<Time>,
+}
+
+/// The `spec` fields scheduling reads.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each field is the `spec` field of the same name
+pub struct SlimSpec {
+    #[serde(default)]
+    pub node_name: Option<String>,
+    #[serde(default)]
+    pub priority: Option<i32>,
+    #[serde(default)]
+    pub priority_class_name: Option<String>,
+    #[serde(default)]
+    pub preemption_policy: Option<String>,
+    #[serde(default)]
+    pub overhead: Option<BTreeMap<String, Quantity>>,
+    #[serde(default)]
+    pub resources: Option<core_api::ResourceRequirements>,
+    #[serde(default)]
+    pub node_selector: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub host_network: Option<bool>,
+    #[serde(default)]
+    pub scheduling_gates: Option<Vec<core_api::PodSchedulingGate>>,
+    /// Required, as in the API type (a pod without it is not a pod).
+    pub containers: Vec<SlimContainer>,
+    #[serde(default)]
+    pub init_containers: Option<Vec<SlimContainer>>,
+    #[serde(default)]
+    pub tolerations: Option<Vec<core_api::Toleration>>,
+    #[serde(default)]
+    pub affinity: Option<core_api::Affinity>,
+    #[serde(default)]
+    pub topology_spread_constraints: Option<Vec<core_api::TopologySpreadConstraint>>,
+}
+
+/// The container fields scheduling reads.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each field is the container field of the same name
+pub struct SlimContainer {
+    pub name: String,
+    #[serde(default)]
+    pub image: Option<String>,
+    #[serde(default)]
+    pub resources: Option<core_api::ResourceRequirements>,
+    #[serde(default)]
+    pub ports: Option<Vec<core_api::ContainerPort>>,
+    #[serde(default)]
+    pub restart_policy: Option<String>,
+}
+
+/// The `status` fields scheduling reads.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each field is the `status` field of the same name
+pub struct SlimStatus {
+    #[serde(default)]
+    pub phase: Option<String>,
+    #[serde(default)]
+    pub nominated_node_name: Option<String>,
+    #[serde(default)]
+    pub start_time: Option<Time>,
+}
+
+impl SlimPod {
+    /// Whether the pod is bound (`spec.nodeName` set).
+    pub fn is_bound(&self) -> bool {
+        self.spec
+            .as_ref()
+            .and_then(|s| s.node_name.as_deref())
+            .is_some_and(|n| !n.is_empty())
+    }
+
+    /// `metadata.namespace`.
+    pub fn namespace(&self) -> Option<&str> {
+        self.metadata.namespace.as_deref()
+    }
+
+    /// `metadata.name`.
+    pub fn name(&self) -> Option<&str> {
+        self.metadata.name.as_deref()
+    }
+
+    /// A pod object (fixtures, a snapshot file) slimmed as a pod list's items are: `Err` with
+    /// serde's message when it is not a pod of the API's shape.
+    pub fn from_value(pod: &Value) -> Result<SlimPod, serde_json::Error> {
+        SlimPod::deserialize(pod)
+    }
+
+    /// The pod in its API type, every field the slim pod does not have left unset (moved, not
+    /// copied).
+    fn into_pod(self) -> core_api::Pod {
+        let m = self.metadata;
+        core_api::Pod {
+            metadata: ObjectMeta {
+                name: m.name,
+                namespace: m.namespace,
+                labels: m.labels,
+                owner_references: m.owner_references,
+                deletion_timestamp: m.deletion_timestamp,
+                ..ObjectMeta::default()
+            },
+            spec: self.spec.map(|spec| core_api::PodSpec {
+                node_name: spec.node_name,
+                priority: spec.priority,
+                priority_class_name: spec.priority_class_name,
+                preemption_policy: spec.preemption_policy,
+                overhead: spec.overhead,
+                resources: spec.resources,
+                node_selector: spec.node_selector,
+                host_network: spec.host_network,
+                scheduling_gates: spec.scheduling_gates,
+                containers: spec.containers.into_iter().map(container).collect(),
+                init_containers: spec
+                    .init_containers
+                    .map(|list| list.into_iter().map(container).collect()),
+                tolerations: spec.tolerations,
+                affinity: spec.affinity,
+                topology_spread_constraints: spec.topology_spread_constraints,
+                ..core_api::PodSpec::default()
+            }),
+            status: self.status.map(|status| core_api::PodStatus {
+                phase: status.phase,
+                nominated_node_name: status.nominated_node_name,
+                start_time: status.start_time,
+                ..core_api::PodStatus::default()
+            }),
+        }
+    }
+}
+
+fn container(c: SlimContainer) -> core_api::Container {
+    core_api::Container {
+        name: c.name,
+        image: c.image,
+        resources: c.resources,
+        ports: c.ports,
+        restart_policy: c.restart_policy,
+        ..core_api::Container::default()
+    }
+}
+
+impl From<SlimPod> for Object {
+    fn from(pod: SlimPod) -> Object {
+        Object::Pod(Box::new(pod.into_pod()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::SlimPod;
+
+    #[test]
+    fn what_scheduling_does_not_read_is_not_kept() {
+        let pod = json!({
+            "metadata": {"name": "p", "annotations": {"x": "y"}},
+            "spec": {"nodeName": "n", "volumes": [{"name": "v", "emptyDir": {}}],
+                "containers": [{"name": "c", "env": [{"name": "A", "value": "b"}]}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+        });
+        let pod = SlimPod::from_value(&pod).unwrap().into_pod();
+        let spec = pod.spec.as_ref().unwrap();
+        assert!(spec.volumes.is_none());
+        assert!(spec.containers[0].env.is_none());
+        assert_eq!(spec.node_name.as_deref(), Some("n"));
+        assert!(pod.status.as_ref().unwrap().conditions.is_none());
+        assert_eq!(pod.status.unwrap().phase.as_deref(), Some("Running"));
+        assert!(pod.metadata.annotations.is_none());
+    }
+}
