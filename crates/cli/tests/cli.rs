@@ -17,7 +17,8 @@ fn spreadlab() -> Command {
 }
 
 fn scenarios_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
+        .join("../../tests/scenarios")
 }
 
 /// Every scenario folder with a recorded `expected.jsonl`, sorted.
@@ -364,7 +365,7 @@ fn missing_file_is_an_input_error() {
 }
 
 fn analyses_fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
         .join("../../tests/analyses")
         .join(name)
         .display()

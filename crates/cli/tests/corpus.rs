@@ -30,7 +30,8 @@ const COMMANDS: &[&[&str]] = &[
 const DEADLINE: Duration = Duration::from_secs(120);
 
 fn corpus_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
+        .join("../../tests/corpus")
 }
 
 /// Each source folder with its input files (any depth), sorted.

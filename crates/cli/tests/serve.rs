@@ -16,7 +16,7 @@ use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 use serde_json::{Value, json};
 
 fn scenario(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
         .join("../../tests/scenarios")
         .join(name)
 }
@@ -313,7 +313,7 @@ fn bad_certificate_or_snapshot_fails_at_start() {
 }
 
 fn analyses(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
         .join("../../tests/analyses")
         .join(name)
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo")).join("../..")
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -12,7 +12,7 @@ use spreadlab_k8s::{LoadOptions, Source, load};
 fn scenario_file(name: &str) -> String {
     let path = format!(
         "{}/../../tests/scenarios/scale-up-live-revision/{name}",
-        env!("CARGO_MANIFEST_DIR")
+        std::env::var("CARGO_MANIFEST_DIR").expect("run by cargo")
     );
     std::fs::read_to_string(path).unwrap()
 }

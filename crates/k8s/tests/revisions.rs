@@ -7,9 +7,9 @@ use spreadlab_k8s::revision::equal_ignore_hash;
 
 #[test]
 fn templates_compare_as_the_deployment_controller_compares_them() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/revisions/equal-ignore-hash.json"
+    let path = format!(
+        "{}/../../tests/revisions/equal-ignore-hash.json",
+        manifest_dir()
     );
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -36,9 +36,9 @@ fn templates_compare_as_the_deployment_controller_compares_them() {
 /// each pair equal, and so must spreadlab; a stored template with another image is not equal.
 #[test]
 fn real_templates_equal_their_stored_form() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/revisions/stored-templates.json"
+    let path = format!(
+        "{}/../../tests/revisions/stored-templates.json",
+        manifest_dir()
     );
     let pairs: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -61,4 +61,10 @@ fn real_templates_equal_their_stored_form() {
         unequal.is_empty(),
         "not equal to their stored form: {unequal:#?}"
     );
+}
+
+/// The package directory, read at run time (a cached test binary may have been built in another
+/// checkout).
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").expect("run by cargo")
 }

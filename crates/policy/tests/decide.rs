@@ -11,7 +11,7 @@ use spreadlab_policy::decide::{Decision, decide_payload};
 use spreadlab_policy::snapshot::FixtureCluster;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo")).join("../..")
 }
 
 fn yaml_objects(path: &Path) -> Vec<Value> {

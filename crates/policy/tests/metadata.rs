@@ -10,7 +10,7 @@ use spreadlab_policy::host::HOST_CAPABILITIES;
 use spreadlab_policy::snapshot::{ALWAYS_READ, CONTEXT_AWARE_RESOURCES};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo")).join("../..")
 }
 
 fn yaml(path: &str) -> Vec<Value> {

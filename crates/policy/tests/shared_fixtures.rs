@@ -12,7 +12,8 @@ use spreadlab_policy::settings::Settings;
 use spreadlab_policy::snapshot::FixtureCluster;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../policies/fixtures")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
+        .join("../../policies/fixtures")
 }
 
 /// The static rules of `policies/` as settings: zone spread required, maxSkew at most 1,

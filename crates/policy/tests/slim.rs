@@ -9,7 +9,7 @@ use spreadlab_k8s::{LoadOptions, Object, load_objects, load_values};
 use spreadlab_policy::slim::{POD_FIELD_MASKS, SlimPod, SlimPodList, prune};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo")).join("../..")
 }
 
 fn objects(path: &Path) -> Vec<Value> {

@@ -19,7 +19,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// The repository root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo")).join("../..")
 }
 
 /// The policy module: `$SPREADLAB_POLICY_WASM` (`scripts/test-policy.sh` builds it and sets it).
