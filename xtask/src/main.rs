@@ -9,6 +9,8 @@
 //! it (`<class>-<seed>.expected.jsonl`). Builds nothing: the oracle binary comes from
 //! `scripts/test.sh` (default `$HOME/.cache/spreadlab/oracle`). Exits 1 on any mismatch.
 //!
+//! `cargo xtask perf`: the native performance rows in one table (`perf.rs`).
+//!
 //! `cargo xtask web [--dev] [--no-opt] [--out DIR]`: builds the playground into a static site
 //! (`web.rs`).
 
@@ -23,6 +25,7 @@ use serde_json::Value;
 use spreadlab_conformance::differential::{self, INPUT_REJECTED, Oracle, Outcome, prepare};
 use spreadlab_conformance::{generate, shrink};
 
+mod perf;
 mod speed;
 mod web;
 
@@ -32,6 +35,8 @@ const USAGE: &str = "usage: cargo xtask web [--dev] [--no-opt] [--out DIR]
        cargo xtask speed [--shape spread|anti] [--nodes N] [--pods M] [--oracle-pods K] [--oracle PATH]
                           (time both sides on the same synthetic scenario; default: both shapes,
                           5000 nodes, 10000 spread pods / 2000 anti-affinity pods)
+       cargo xtask perf [--runs N] [--oracle PATH] [--oracle-pods K] [--skip-150k]
+                          (every native row of the performance targets, as a table of medians)
        cargo xtask oracle [--seeds A..B] [--oracle PATH] [--jobs N] [--shrink]
                           [--batch[=K]] [--feature-gates G] [--reruns N] [--shrink-budget N] [--verbose]
 
@@ -144,6 +149,13 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("xtask web: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Some("perf") => match perf::perf(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("xtask perf: {error}");
                 ExitCode::FAILURE
             }
         },

@@ -4,6 +4,7 @@
 //! `cargo bench` measures scheduling (not parsing) on exactly what `cargo xtask speed` gives the
 //! real scheduler.
 
+pub mod kubectl;
 pub mod policy;
 
 use serde_json::{Value, json};

@@ -105,9 +105,115 @@ pub fn scenario(shape: Shape, nodes: usize, pods: usize) -> Value {
     })
 }
 
+/// A heterogeneous cluster for benchmarks that must not flatter caches of alike nodes: `nodes`
+/// nodes in three zones of three sizes (16, 32 and 64 CPUs), every tenth tainted
+/// `dedicated=batch:NoSchedule`, every seventh labelled `disk=ssd`; `existing` bound pods of five
+/// sizes on pseudo-random nodes (a fixed linear congruential sequence: the same cluster every
+/// run); and `pods` unbound pods with a hard zone spread, a quarter of them requiring `disk=ssd`.
+pub fn heterogeneous(nodes: usize, existing: usize, pods: usize) -> Value {
+    let mut objects: Vec<Value> = (0..nodes)
+        .map(|i| {
+            let name = format!("node-{i:05}");
+            let cpu = [16, 32, 64][(i / 3) % 3];
+            let resources = json!({"cpu": cpu.to_string(), "memory": format!("{}Gi", cpu * 4),
+                "pods": "110"});
+            let mut labels = json!({
+                "kubernetes.io/hostname": name,
+                "topology.kubernetes.io/zone": format!("zone-{}", i % ZONES),
+                "kubernetes.io/os": "linux",
+            });
+            if i % 7 == 0 {
+                labels["disk"] = json!("ssd");
+            }
+            let mut node = json!({
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": name, "labels": labels},
+                "status": {"capacity": resources, "allocatable": resources},
+            });
+            if i % 10 == 0 {
+                node["spec"] = json!({"taints": [
+                    {"key": "dedicated", "value": "batch", "effect": "NoSchedule"}]});
+            }
+            node
+        })
+        .collect();
+    let mut state: u64 = 0x5eed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) as usize
+    };
+    for i in 0..existing {
+        let node = next() % nodes.max(1);
+        let size = next() % 5;
+        objects.push(json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": format!("existing-{i:06}"), "namespace": "default",
+                         "labels": {"app": format!("existing-{}", i % 40)}},
+            "spec": {
+                "nodeName": format!("node-{node:05}"),
+                "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                    "resources": {"requests": {
+                        "cpu": format!("{}m", 100 + 250 * size),
+                        "memory": format!("{}Mi", 128 << size)}}}],
+            },
+            "status": {"phase": "Running"},
+        }));
+    }
+    let schedule: Vec<Value> = (0..pods)
+        .map(|i| {
+            let mut spec = json!({
+                "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                    "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}}],
+                "topologySpreadConstraints": [{
+                    "maxSkew": 1,
+                    "topologyKey": "topology.kubernetes.io/zone",
+                    "whenUnsatisfiable": "DoNotSchedule",
+                    "labelSelector": {"matchLabels": {"app": "mixed"}},
+                }],
+            });
+            if i % 4 == 0 {
+                spec["nodeSelector"] = json!({"disk": "ssd"});
+            }
+            json!({
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": format!("mixed-{i:05}"), "namespace": "default",
+                             "labels": {"app": "mixed"}},
+                "spec": spec,
+            })
+        })
+        .collect();
+    json!({
+        "name": format!("synthetic-heterogeneous-{nodes}-nodes-{existing}-existing-{pods}-pods"),
+        "objects": objects,
+        "schedule": schedule,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The heterogeneous cluster loads with its bound pods, taints and sizes.
+    #[test]
+    fn heterogeneous_loads() {
+        let prepared = crate::differential::prepare(&heterogeneous(30, 50, 8)).unwrap();
+        assert_eq!(prepared.cluster.nodes.len(), 30);
+        assert_eq!(prepared.cluster.pods.len(), 50);
+        assert_eq!(prepared.pods.len(), 8);
+        assert!(prepared.cluster.nodes.iter().any(|n| !n.taints.is_empty()));
+        let sizes: std::collections::BTreeSet<_> = prepared
+            .cluster
+            .nodes
+            .iter()
+            .map(|n| n.allocatable.get("cpu").copied())
+            .collect();
+        assert_eq!(sizes.len(), 3);
+    }
 
     /// Both shapes load on the spreadlab side without errors, with every pod to schedule.
     #[test]

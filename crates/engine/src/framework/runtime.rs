@@ -191,45 +191,84 @@ pub fn run_filter_with_nominated_pods(
     run_filter(profile, state, snapshot, pod, node_index)
 }
 
+/// The Filter plugins of one pod's cycle, split once per cycle (not per node): the node-local
+/// prefix whose verdicts [`run_filter_cached`] caches, and the rest; plugins skipped at
+/// PreFilter are left out of both.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilterPlan {
+    local: Vec<PluginName>,
+    rest: Vec<PluginName>,
+}
+
+impl FilterPlan {
+    /// The plan of `profile` for the cycle whose PreFilter left `state`. Node-local plugins come
+    /// first in the default profile's Filter order; the cached prefix is only the leading run of
+    /// them, so the order of every verdict is the profile's.
+    pub fn new(profile: &Profile, state: &CycleState) -> FilterPlan {
+        let prefix_len = profile
+            .filters
+            .iter()
+            .take_while(|p| is_node_local(**p))
+            .count();
+        let (local, rest) = profile.filters.split_at(prefix_len);
+        let kept = |plugins: &[PluginName]| {
+            plugins
+                .iter()
+                .copied()
+                .filter(|p| !state.skipped.contains(*p))
+                .collect()
+        };
+        FilterPlan {
+            local: kept(local),
+            rest: kept(rest),
+        }
+    }
+}
+
 /// Like [`run_filter`], reusing node-local verdicts from `cache` (prepared for this pod by
-/// [`prepare_node_local_cache`]). The result is the same as [`run_filter`]'s.
+/// [`prepare_node_local_cache`]); `plan` is [`FilterPlan::new`] of this cycle. The result is the
+/// same as [`run_filter`]'s.
 pub fn run_filter_cached(
     profile: &Profile,
     state: &CycleState,
+    plan: &FilterPlan,
     snapshot: &Snapshot,
     pod: &PodInfo,
     node_index: usize,
     cache: &mut NodeLocalCache,
 ) -> Status {
-    // Node-local plugins come first in the default profile's Filter order; the cached prefix is
-    // only used when that holds for this profile.
-    let prefix_len = profile
-        .filters
-        .iter()
-        .take_while(|p| is_node_local(**p))
-        .count();
-    let local = {
-        let entry = cache.entry(snapshot, node_index);
-        match &entry.filter {
-            Some(verdict) => verdict.clone(),
-            None => {
-                let prefix = &profile.filters[..prefix_len];
-                let status = run_filter_where(profile, state, snapshot, pod, node_index, |p| {
-                    prefix.contains(&p)
-                });
-                let verdict = (!status.is_success()).then_some(status);
-                entry.filter = Some(verdict.clone());
-                verdict
+    let entry = cache.entry(snapshot, node_index);
+    match &entry.filter {
+        Some(Some(status)) => return status.clone(),
+        Some(None) => {}
+        None => {
+            let status = run_plugins(&plan.local, profile, state, snapshot, pod, node_index);
+            let failed = !status.is_success();
+            entry.filter = Some(failed.then(|| status.clone()));
+            if failed {
+                return status;
             }
         }
-    };
-    if let Some(status) = local {
-        return status;
     }
-    let rest = &profile.filters[prefix_len..];
-    run_filter_where(profile, state, snapshot, pod, node_index, |p| {
-        rest.contains(&p)
-    })
+    run_plugins(&plan.rest, profile, state, snapshot, pod, node_index)
+}
+
+/// The Filter of `plugins` in order; the first non-success decides.
+fn run_plugins(
+    plugins: &[PluginName],
+    profile: &Profile,
+    state: &CycleState,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node_index: usize,
+) -> Status {
+    for &plugin in plugins {
+        let status = registry::filter(plugin, profile, state, snapshot, pod, node_index);
+        if !status.is_success() {
+            return status.from_plugin(plugin);
+        }
+    }
+    Status::success()
 }
 
 /// Prepares the snapshot's node-local cache for `pod` and returns it.

@@ -292,6 +292,9 @@ impl Pod {
     /// `nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`: every `nodeSelector` pair and, when
     /// present, at least one required node affinity term.
     pub fn matches_required_node_affinity(&self, node: &Node) -> bool {
+        if !self.has_required_node_affinity() {
+            return true;
+        }
         if !self
             .node_selector
             .iter()
@@ -308,6 +311,18 @@ impl Pod {
             None => true,
             Some(terms) => terms.iter().any(|term| term.matches(node)),
         }
+    }
+
+    /// Whether the pod has a `nodeSelector` or required node affinity terms (without either,
+    /// [`Pod::matches_required_node_affinity`] is true for every node: callers looping over
+    /// nodes ask once).
+    pub fn has_required_node_affinity(&self) -> bool {
+        !self.node_selector.is_empty()
+            || self
+                .affinity
+                .node_affinity
+                .as_ref()
+                .is_some_and(|a| a.required.is_some())
     }
 
     /// Every `(hostIP, protocol, hostPort)` the pod claims (`util.GetHostPorts`), normalized (empty IP

@@ -151,6 +151,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         with_nominated.sort_unstable();
         with_nominated.dedup();
         with_nominated.retain(|node| !snapshot.nominated_for(pod, *node).is_empty());
+        let plan = crate::framework::runtime::FilterPlan::new(profile, &state);
         let mut cache = crate::framework::runtime::prepare_node_local_cache(profile, snapshot, pod);
         for (node_index, node_status) in statuses.iter_mut().enumerate() {
             let in_result = pre_filter
@@ -165,7 +166,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 continue;
             }
             let status = crate::framework::runtime::run_filter_cached(
-                profile, &state, snapshot, pod, node_index, &mut cache,
+                profile, &state, &plan, snapshot, pod, node_index, &mut cache,
             );
             if status.is_success() {
                 feasible.push(node_index);

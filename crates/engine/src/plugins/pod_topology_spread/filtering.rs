@@ -176,9 +176,12 @@ pub fn pre_filter(
         .iter()
         .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, <[u32]>::to_vec))
         .collect();
-    let needs_affinity = constraints
-        .iter()
-        .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
+    // Without a nodeSelector or required node affinity every node matches: asked once, not per
+    // node.
+    let needs_affinity = pod.pod.has_required_node_affinity()
+        && constraints
+            .iter()
+            .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
     for (node_index, node_info) in snapshot.nodes.iter().enumerate() {
         // All-keys gate: a node lacking any constraint's key is ignored for every constraint.
         if domains
@@ -188,7 +191,7 @@ pub fn pre_filter(
             continue;
         }
         let node = &node_info.node;
-        let affinity_matches = needs_affinity && pod.pod.matches_required_node_affinity(node);
+        let affinity_matches = !needs_affinity || pod.pod.matches_required_node_affinity(node);
         for (c_index, constraint) in constraints.iter().enumerate() {
             if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
                 continue;
