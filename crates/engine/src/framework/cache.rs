@@ -90,41 +90,76 @@ pub(crate) struct NodeLocalEntry {
     pub(crate) scores: [Option<i64>; 5],
 }
 
-/// Node-local plugin results (filter verdicts and raw scores) for the pod signature last
+/// How many pod signatures the cache keeps results for at once (workloads whose replicas are
+/// scheduled interleaved, or pods of one workload that differ, such as a quarter with a
+/// `nodeSelector`, each keep their own).
+const SIGNATURES_KEPT: usize = 4;
+
+/// One signature's results, per node.
+#[derive(Clone, Debug)]
+struct Slot {
+    key: (Profile, PodSignature),
+    entries: Vec<NodeLocalEntry>,
+    /// When the slot last served a pod (the least recently used one is replaced).
+    used: u64,
+}
+
+/// Node-local plugin results (filter verdicts and raw scores) for the last few pod signatures
 /// scheduled, per node, valid while the node's generation is unchanged. Consecutive replicas of a
 /// workload share a signature and a bind changes one node, so almost every node-local result is
 /// reused: the same idea as upstream's OpportunisticBatching, but exact by construction (an entry
 /// is only reused when every input the plugin reads is unchanged).
 #[derive(Clone, Debug, Default)]
 pub struct NodeLocalCache {
-    key: Option<(Profile, PodSignature)>,
-    entries: Vec<NodeLocalEntry>,
+    slots: Vec<Slot>,
+    /// The slot serving the pod being scheduled.
+    current: usize,
+    /// Pods served (the clock of `Slot::used`).
+    clock: u64,
 }
 
 impl NodeLocalCache {
-    /// Makes the cache serve `pod` under `profile`, clearing it when the signature changed.
+    /// Makes the cache serve `pod` under `profile`: the slot of its signature if one is kept,
+    /// else a fresh slot (replacing the least recently used one when all are taken).
     pub(crate) fn prepare(&mut self, profile: &Profile, pod: &PodInfo, n_nodes: usize) {
         let signature = PodSignature::of(pod);
-        let same = self
-            .key
-            .as_ref()
-            .is_some_and(|(p, s)| p == profile && *s == signature);
-        if !same || self.entries.len() != n_nodes {
-            self.key = Some((profile.clone(), signature));
-            self.entries.clear();
-            self.entries.resize(
-                n_nodes,
-                NodeLocalEntry {
-                    generation: u64::MAX,
-                    ..NodeLocalEntry::default()
-                },
-            );
-        }
+        self.clock += 1;
+        let found = self.slots.iter().position(|slot| {
+            slot.entries.len() == n_nodes && slot.key.0 == *profile && slot.key.1 == signature
+        });
+        let index = match found {
+            Some(index) => index,
+            None => {
+                let fresh = Slot {
+                    key: (profile.clone(), signature),
+                    entries: alloc::vec![
+                        NodeLocalEntry {
+                            generation: u64::MAX,
+                            ..NodeLocalEntry::default()
+                        };
+                        n_nodes
+                    ],
+                    used: 0,
+                };
+                if self.slots.len() < SIGNATURES_KEPT {
+                    self.slots.push(fresh);
+                    self.slots.len() - 1
+                } else {
+                    let oldest = (0..self.slots.len())
+                        .min_by_key(|&i| self.slots[i].used)
+                        .unwrap_or(0);
+                    self.slots[oldest] = fresh;
+                    oldest
+                }
+            }
+        };
+        self.slots[index].used = self.clock;
+        self.current = index;
     }
 
     pub(crate) fn entry(&mut self, snapshot: &Snapshot, node_index: usize) -> &mut NodeLocalEntry {
         let generation = snapshot.node_generation[node_index];
-        let entry = &mut self.entries[node_index];
+        let entry = &mut self.slots[self.current].entries[node_index];
         if entry.generation != generation {
             *entry = NodeLocalEntry {
                 generation,

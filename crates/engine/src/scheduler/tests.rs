@@ -40,6 +40,55 @@ fn ties_are_reported_and_broken_by_node_order() {
     );
 }
 
+/// The cache keeps a few signatures at once; six interleaved signatures (more than it keeps)
+/// evict one another, and no decision changes.
+#[test]
+fn node_local_cache_is_exact_past_its_signatures() {
+    use crate::model::resources::CPU;
+    let nodes: vec::Vec<_> = (0..4)
+        .map(|i| {
+            node(
+                &alloc::format!("n{i}"),
+                &[("zone", if i % 2 == 0 { "z1" } else { "z2" })],
+            )
+        })
+        .collect();
+    let cluster = Cluster {
+        nodes,
+        ..Cluster::default()
+    };
+    let pods: vec::Vec<Pod> = (0..60)
+        .map(|i| {
+            let mut p = pod(&alloc::format!("p{i}"), &[("app", "x")], None);
+            let mut c = crate::model::Container {
+                name: "c".into(),
+                ..Default::default()
+            };
+            c.requests.insert(CPU.into(), 100 * (1 + i % 6) as i64);
+            p.containers.push(c);
+            p
+        })
+        .collect();
+    let options = Options {
+        detail: Detail::All,
+        ..Options::default()
+    };
+    let cached = simulate(&cluster, &pods, &options).decisions;
+    let (mut snapshot, _) = Snapshot::new(&cluster);
+    let fresh: vec::Vec<PodDecision> = queue_order(&pods)
+        .into_iter()
+        .map(|i| {
+            snapshot.clear_node_local_cache();
+            schedule_and_bind(&mut snapshot, &pods[i], &options)
+        })
+        .collect();
+    assert_eq!(cached, fresh);
+    assert!(
+        cached.iter().any(|d| d.node.is_none()) && cached.iter().any(|d| d.node.is_some()),
+        "the test must fill the nodes"
+    );
+}
+
 /// Reusing node-local results across replicas never changes a decision: two workloads with
 /// different requests interleave, nodes fill up, and a high-priority pod preempts.
 #[test]
