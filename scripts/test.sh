@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/spreadlab/target}"
 export CARGO_TERM_COLOR=never
+# No incremental compilation data: each clone builds from a new path, so it is seldom reused, and
+# it grew the shared cache by 7.5 GB until the disk filled.
+export CARGO_INCREMENTAL=0
 bash scripts/setup.sh
 
 echo "== format and lints"
