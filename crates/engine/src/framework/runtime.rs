@@ -128,7 +128,12 @@ pub fn run_filter(
     pod: &PodInfo,
     node_index: usize,
 ) -> Status {
-    run_filter_where(profile, state, snapshot, pod, node_index, |_| true)
+    let unskipped = profile
+        .filters
+        .iter()
+        .copied()
+        .filter(|p| !state.skipped.contains(*p));
+    run_plugins(unskipped, profile, state, snapshot, pod, node_index)
 }
 
 /// `RunPreFilterExtensionAddPod`: puts pod `id` (`info`) on its arena node and adds it to the
@@ -242,7 +247,8 @@ pub fn run_filter_cached(
         Some(Some(status)) => return status.clone(),
         Some(None) => {}
         None => {
-            let status = run_plugins(&plan.local, profile, state, snapshot, pod, node_index);
+            let local = plan.local.iter().copied();
+            let status = run_plugins(local, profile, state, snapshot, pod, node_index);
             let failed = !status.is_success();
             entry.filter = Some(failed.then(|| status.clone()));
             if failed {
@@ -250,19 +256,20 @@ pub fn run_filter_cached(
             }
         }
     }
-    run_plugins(&plan.rest, profile, state, snapshot, pod, node_index)
+    let rest = plan.rest.iter().copied();
+    run_plugins(rest, profile, state, snapshot, pod, node_index)
 }
 
 /// The Filter of `plugins` in order; the first non-success decides.
 fn run_plugins(
-    plugins: &[PluginName],
+    plugins: impl IntoIterator<Item = PluginName>,
     profile: &Profile,
     state: &CycleState,
     snapshot: &Snapshot,
     pod: &PodInfo,
     node_index: usize,
 ) -> Status {
-    for &plugin in plugins {
+    for plugin in plugins {
         let status = registry::filter(plugin, profile, state, snapshot, pod, node_index);
         if !status.is_success() {
             return status.from_plugin(plugin);
@@ -280,30 +287,6 @@ pub fn prepare_node_local_cache<'a>(
     let mut cache = snapshot.node_local_cache.borrow_mut();
     cache.prepare(profile, pod, snapshot.num_nodes());
     cache
-}
-
-/// `RunFilterPlugins` over the plugins `include` accepts.
-fn run_filter_where(
-    profile: &Profile,
-    state: &CycleState,
-    snapshot: &Snapshot,
-    pod: &PodInfo,
-    node_index: usize,
-    include: impl Fn(PluginName) -> bool,
-) -> Status {
-    for &plugin in &profile.filters {
-        if !include(plugin) {
-            continue;
-        }
-        if state.skipped.contains(plugin) {
-            continue;
-        }
-        let status = registry::filter(plugin, profile, state, snapshot, pod, node_index);
-        if !status.is_success() {
-            return status.from_plugin(plugin);
-        }
-    }
-    Status::success()
 }
 
 /// One score plugin's results over the feasible nodes.

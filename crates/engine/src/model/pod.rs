@@ -292,9 +292,6 @@ impl Pod {
     /// `nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`: every `nodeSelector` pair and, when
     /// present, at least one required node affinity term.
     pub fn matches_required_node_affinity(&self, node: &Node) -> bool {
-        if !self.has_required_node_affinity() {
-            return true;
-        }
         if !self
             .node_selector
             .iter()

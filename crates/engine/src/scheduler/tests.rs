@@ -40,6 +40,26 @@ fn ties_are_reported_and_broken_by_node_order() {
     );
 }
 
+/// `pods` simulated on `cluster` with the node-local cache, asserted equal to the same pods
+/// scheduled with the cache cleared before every cycle; the decisions.
+fn decisions_match_without_cache(cluster: &Cluster, pods: &[Pod]) -> vec::Vec<PodDecision> {
+    let options = Options {
+        detail: Detail::All,
+        ..Options::default()
+    };
+    let cached = simulate(cluster, pods, &options).decisions;
+    let (mut snapshot, _) = Snapshot::new(cluster);
+    let fresh: vec::Vec<PodDecision> = queue_order(pods)
+        .into_iter()
+        .map(|i| {
+            snapshot.clear_node_local_cache();
+            schedule_and_bind(&mut snapshot, &pods[i], &options)
+        })
+        .collect();
+    assert_eq!(cached, fresh);
+    cached
+}
+
 /// The cache keeps a few signatures at once; six interleaved signatures (more than it keeps)
 /// evict one another, and no decision changes.
 #[test]
@@ -69,20 +89,7 @@ fn node_local_cache_is_exact_past_its_signatures() {
             p
         })
         .collect();
-    let options = Options {
-        detail: Detail::All,
-        ..Options::default()
-    };
-    let cached = simulate(&cluster, &pods, &options).decisions;
-    let (mut snapshot, _) = Snapshot::new(&cluster);
-    let fresh: vec::Vec<PodDecision> = queue_order(&pods)
-        .into_iter()
-        .map(|i| {
-            snapshot.clear_node_local_cache();
-            schedule_and_bind(&mut snapshot, &pods[i], &options)
-        })
-        .collect();
-    assert_eq!(cached, fresh);
+    let cached = decisions_match_without_cache(&cluster, &pods);
     assert!(
         cached.iter().any(|d| d.node.is_none()) && cached.iter().any(|d| d.node.is_some()),
         "the test must fill the nodes"
@@ -139,20 +146,7 @@ fn node_local_cache_is_exact() {
         p.priority = if i == 19 { 100 } else { 0 };
         pods.push(p);
     }
-    let options = Options {
-        detail: Detail::All,
-        ..Options::default()
-    };
-    let cached = simulate(&cluster, &pods, &options).decisions;
-    let (mut snapshot, _) = Snapshot::new(&cluster);
-    let fresh: vec::Vec<PodDecision> = queue_order(&pods)
-        .into_iter()
-        .map(|i| {
-            snapshot.clear_node_local_cache();
-            schedule_and_bind(&mut snapshot, &pods[i], &options)
-        })
-        .collect();
-    assert_eq!(cached, fresh);
+    let cached = decisions_match_without_cache(&cluster, &pods);
     assert!(
         cached.iter().any(|d| d.node.is_none()),
         "the test must fill the nodes"

@@ -165,11 +165,27 @@ impl Loader<'_> {
         } else {
             field("name")
         };
-        let name = name.or_else(|| field("generateName"));
+        self.format_object_id(kind, name, field("generateName"), field("namespace"))
+    }
+
+    /// [`Loader::object_id`] from an object's name (as given: callers drop an empty
+    /// `metadata.name`), `generateName` and namespace (empty ones count as unset).
+    pub(super) fn format_object_id(
+        &self,
+        kind: &str,
+        name: Option<&str>,
+        generate_name: Option<&str>,
+        namespace: Option<&str>,
+    ) -> String {
+        let name = name.or(generate_name.filter(|s| !s.is_empty()));
         let namespace = if cluster_scoped(kind) {
             None
         } else {
-            Some(field("namespace").unwrap_or(&self.options.default_namespace))
+            Some(
+                namespace
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or(&self.options.default_namespace),
+            )
         };
         match (namespace, name) {
             (Some(namespace), Some(name)) => format!("{kind}/{namespace}/{name}"),

@@ -31,20 +31,13 @@ impl Loader<'_> {
             return;
         }
         let metadata = &pod.metadata;
-        let name = metadata
-            .name
-            .as_deref()
-            .or(metadata.generate_name.as_deref());
-        let namespace = metadata
-            .namespace
-            .as_deref()
-            .filter(|n| !n.is_empty())
-            .unwrap_or(&self.options.default_namespace);
         let place = Place {
-            object: Some(match name.filter(|n| !n.is_empty()) {
-                Some(name) => format!("Pod/{namespace}/{name}"),
-                None => String::from("Pod"),
-            }),
+            object: Some(self.format_object_id(
+                "Pod",
+                metadata.name.as_deref().filter(|n| !n.is_empty()),
+                metadata.generate_name.as_deref(),
+                metadata.namespace.as_deref(),
+            )),
             ..Place::document(file, document)
         };
         if self.skipped(&place) {
