@@ -29,16 +29,17 @@
 //! - [`check`]: all of it, with reruns of the oracle when it disagrees (its nominator has a race,
 //!   see ARCHITECTURE.md; a rerun that agrees clears it).
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use spreadlab_engine::model::{Cluster, Pod, TaintEffect, TolerationOperator};
-use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision, TieBreak};
+use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
 use spreadlab_k8s::{LoadOptions, WorkloadKind};
 
-use crate::scenarios::{Coverage, compare};
+use crate::judge::class_rank;
+use crate::scenarios::Coverage;
 
+pub use crate::judge::{Mismatch, classify, fast_path_mismatches, judge, judge_following};
 pub use crate::oracle::{Oracle, split_batch_output};
 
 /// Class of a scenario spreadlab's loader rejects (a generator bug unless the API server would
@@ -279,164 +280,6 @@ pub fn run_spreadlab(prepared: &Prepared) -> Vec<PodDecision> {
     scheduler::simulate(&prepared.cluster, &prepared.pods, &options).decisions
 }
 
-// ---------------------------------------------------------------------------------------------
-// Comparison
-// ---------------------------------------------------------------------------------------------
-
-/// One disagreement.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    /// The class: `filter.code`, `filter.plugin`, `filter.reasons`, `filter.nodes`, `scored`,
-    /// `score.<Plugin>`, `totals`, `topNodes`, `node`, `message`, `nominatedNode`, `victims`,
-    /// `explanation`, `pods`, `pod`, `error`, `crossCheck`, `preEnqueue`, [`INPUT_REJECTED`],
-    /// [`ORACLE_FAILED`].
-    pub class: String,
-    /// `namespace/name` (empty for scenario-wide ones).
-    pub pod: String,
-    /// The field as [`compare`] names it (`filter[node-1].reasons`).
-    pub field: String,
-    /// spreadlab's value.
-    pub spreadlab: String,
-    /// The oracle's value.
-    pub oracle: String,
-}
-
-impl std::fmt::Display for Mismatch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "[{}] {}: {}: spreadlab {}, oracle {}",
-            self.class, self.pod, self.field, self.spreadlab, self.oracle
-        )
-    }
-}
-
-/// The class of a field [`compare`] reports: the field without its node (`filter[n].code` is
-/// `filter.code`, `scores[n][P]` is `score.P`, `totals[n]` is `totals`).
-pub fn classify(field: &str) -> String {
-    if let Some(rest) = field.strip_prefix("filter[") {
-        let part = rest.rsplit_once("].").map_or("", |(_, part)| part);
-        return format!("filter.{part}");
-    }
-    if let Some(rest) = field.strip_prefix("scores[") {
-        let plugin = rest
-            .rsplit_once("][")
-            .map_or("", |(_, p)| p.trim_end_matches(']'));
-        return format!("score.{plugin}");
-    }
-    match field.split_once('[') {
-        Some((head, _)) => head.to_owned(),
-        None if field == "filter nodes" => "filter.nodes".to_owned(),
-        None => field.to_owned(),
-    }
-}
-
-/// How specific a class is, to pick a scenario's root cause (lower first): filters, then scores,
-/// then what follows from them.
-fn class_rank(class: &str) -> usize {
-    const ORDER: &[&str] = &[
-        INPUT_REJECTED,
-        ORACLE_FAILED,
-        "error",
-        "crossCheck",
-        "preEnqueue",
-        "pods",
-        "pod",
-        "filter.nodes",
-        "filter.plugin",
-        "filter.code",
-        "filter.reasons",
-        "scored",
-        "score.",
-        "totals",
-        "topNodes",
-        "victims",
-        "nominatedNode",
-        "node",
-        "message",
-    ];
-    ORDER
-        .iter()
-        .position(|c| class == *c || (c.ends_with('.') && class.starts_with(c)))
-        .unwrap_or(ORDER.len())
-}
-
-/// Judges the engine against one oracle answer ([`judge`]), accepting every outcome the real
-/// scheduler could have produced: where the oracle nominated another of the equally ranked
-/// preemption candidates (upstream's `pickOneNodeForPreemption` walks a map, so it picks among
-/// them at random), or any candidate when upstream examines only a random subset of them
-/// (`PreemptionReport::candidates_sampled`), the engine is run again following that choice
-/// ([`TieBreak::Follow`]) and judged on that run; every later pod then sees the same cluster on
-/// both sides. `decisions` is the engine's default run. Returns the findings, the coverage and how
-/// many choices were followed.
-pub fn judge_following(
-    prepared: &Prepared,
-    decisions: &[PodDecision],
-    oracle: &[Value],
-) -> (Vec<Mismatch>, Coverage, usize) {
-    let mut follow: BTreeMap<String, String> = BTreeMap::new();
-    let mut rerun: Option<Vec<PodDecision>> = None;
-    loop {
-        let current = rerun.as_deref().unwrap_or(decisions);
-        let next = current.iter().zip(oracle).find_map(|(decision, line)| {
-            let ours = decision.preemption.as_ref()?;
-            let theirs = line["nominatedNode"].as_str()?;
-            let key = format!("{}/{}", decision.namespace, decision.name);
-            let upstream_may =
-                ours.tied_candidates.iter().any(|n| n == theirs) || ours.candidates_sampled;
-            (ours.nominated_node != theirs && upstream_may && !follow.contains_key(&key))
-                .then(|| (key, theirs.to_owned()))
-        });
-        let Some((key, node)) = next else {
-            let (mismatches, coverage) = judge(current, oracle);
-            return (mismatches, coverage, follow.len());
-        };
-        follow.insert(key, node);
-        let options = Options {
-            detail: Detail::All,
-            tie_break: TieBreak::Follow(follow.clone()),
-            ..Options::default()
-        };
-        rerun = Some(scheduler::simulate(&prepared.cluster, &prepared.pods, &options).decisions);
-    }
-}
-
-/// Compares the engine's decisions with the oracle's lines through [`compare`] and classifies
-/// each finding.
-pub fn judge(decisions: &[PodDecision], oracle: &[Value]) -> (Vec<Mismatch>, Coverage) {
-    const NAME: &str = "scenario";
-    let (problems, coverage) = compare(NAME, decisions, oracle);
-    let mismatches = problems
-        .iter()
-        .map(|problem| {
-            let rest = problem
-                .strip_prefix(NAME)
-                .and_then(|r| r.strip_prefix(": "))
-                .unwrap_or(problem);
-            if let Some(count) = rest.strip_prefix("pods: ") {
-                return Mismatch {
-                    class: "pods".into(),
-                    pod: String::new(),
-                    field: "pods".into(),
-                    spreadlab: count.to_owned(),
-                    oracle: String::new(),
-                };
-            }
-            let (pod, rest) = rest.split_once(": ").unwrap_or(("", rest));
-            let (field, values) = rest.split_once(": spreadlab ").unwrap_or((rest, ""));
-            let (ours, theirs) = values.split_once(", oracle ").unwrap_or((values, ""));
-            Mismatch {
-                class: classify(field),
-                pod: pod.to_owned(),
-                field: field.to_owned(),
-                spreadlab: ours.to_owned(),
-                oracle: theirs.to_owned(),
-            }
-        })
-        .collect();
-    (mismatches, coverage)
-}
-
 /// What checking one scenario found.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
@@ -573,6 +416,9 @@ pub fn finish(
             }
         }
         if outcome.mismatches.is_empty() || outcome.oracle_runs > reruns {
+            outcome
+                .mismatches
+                .extend(fast_path_mismatches(prepared, decisions));
             return outcome;
         }
         let started = Instant::now();
@@ -628,6 +474,23 @@ mod tests {
             assert_eq!(again.pods, prepared.pods, "seed {seed}");
             let decisions = run_spreadlab(&prepared);
             assert_eq!(decisions.len(), prepared.pods.len());
+        }
+    }
+
+    /// The fast path (alike nodes evaluated once per class) decides every generated scenario
+    /// exactly as the node-by-node path does; the oracle runs judge the latter.
+    #[test]
+    fn the_fast_path_agrees_with_the_detailed_path_on_generated_scenarios() {
+        let seeds = std::env::var("SPREADLAB_FAST_PATH_SEEDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300u64);
+        for seed in 0..seeds {
+            let scenario = crate::generate::scenario(seed);
+            let prepared = prepare(&scenario).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let decisions = run_spreadlab(&prepared);
+            let mismatches = fast_path_mismatches(&prepared, &decisions);
+            assert!(mismatches.is_empty(), "seed {seed}: {}", mismatches[0]);
         }
     }
 }

@@ -59,6 +59,11 @@ impl Gen {
     }
 
     pub(super) fn nodes(&mut self, objects: &mut Vec<Value>) {
+        // Node pools are drawn from their own stream, so the rest of the scenario is drawn as
+        // it was before pools existed.
+        let mut pools = Rng::new(self.rng.peek().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x9001);
+        pools.next_u64();
+        let first_node = objects.len();
         let n_zones = self.rng.range(1, 5);
         self.zones = (0..n_zones)
             .map(|i| format!("eu-west-1{}", (b'a' + i as u8) as char))
@@ -248,6 +253,46 @@ impl Gen {
                 used_gpu: 0,
                 port_9100: false,
             });
+        }
+        if pools.percent(50) {
+            self.pool_nodes(
+                &mut pools,
+                &mut objects[first_node..],
+                control_planes as usize,
+            );
+        }
+    }
+
+    /// Makes the workers copies of one to three templates (the first workers), as real clusters'
+    /// node pools are: each keeps its name, hostname and topology labels (pools span zones),
+    /// and takes the template's other labels, spec and status. Alike nodes exercise ties and
+    /// the engine's node classes (`crates/engine/src/framework/classes.rs`).
+    fn pool_nodes(&mut self, pools: &mut Rng, nodes: &mut [Value], control_planes: usize) {
+        let n_templates = pools.range(1, 3) as usize;
+        let own = [HOSTNAME, ZONE, REGION, RACK];
+        for i in control_planes + n_templates..nodes.len() {
+            let t = control_planes + (i - control_planes) % n_templates;
+            let template = nodes[t].clone();
+            let node = &mut nodes[i];
+            let mut labels = template["metadata"]["labels"].clone();
+            if let Some(labels) = labels.as_object_mut() {
+                for key in own {
+                    labels.remove(key);
+                    if let Some(value) = node["metadata"]["labels"].get(key) {
+                        labels.insert(key.into(), value.clone());
+                    }
+                }
+            }
+            node["metadata"]["labels"] = labels;
+            node["spec"] = template["spec"].clone();
+            node["status"] = template["status"].clone();
+            let (cpu_m, mem_mi, pods, gpu) = {
+                let t = &self.nodes[t];
+                (t.cpu_m, t.mem_mi, t.pods, t.gpu)
+            };
+            let gen_node = &mut self.nodes[i];
+            (gen_node.cpu_m, gen_node.mem_mi, gen_node.pods, gen_node.gpu) =
+                (cpu_m, mem_mi, pods, gpu);
         }
     }
 }

@@ -43,6 +43,11 @@ impl Rng {
         lo + (self.next_u64() % span) as i64
     }
 
+    /// The state, without drawing (to seed a separate stream).
+    pub fn peek(&self) -> u64 {
+        self.0
+    }
+
     /// `true` with probability `percent`/100.
     pub fn percent(&mut self, percent: u64) -> bool {
         self.next_u64() % 100 < percent

@@ -2,6 +2,7 @@
 //! snapshot and the extension-point runner. Mirrors kubernetes v1.35 `pkg/scheduler/framework/`.
 
 mod cache;
+pub(crate) mod classes;
 pub mod fit_error;
 pub mod names;
 pub mod profile;

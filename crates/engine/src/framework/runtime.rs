@@ -278,6 +278,120 @@ fn run_plugins(
     Status::success()
 }
 
+/// The nodes' classes (`framework/classes.rs`), brought up to date: per node, its class.
+pub fn node_classes(snapshot: &Snapshot) -> (Vec<u32>, usize) {
+    let mut classes = snapshot.node_classes.borrow_mut();
+    classes.refresh(snapshot);
+    (classes.of_nodes().to_vec(), classes.count())
+}
+
+/// Whether every Filter plugin of the cycle whose PreFilter left `state` gives nodes of one class
+/// the same verdict for `pod` ([`registry::filter_reads_node_identity`]).
+pub fn filters_by_class(profile: &Profile, state: &CycleState, pod: &PodInfo) -> bool {
+    !profile.filters.iter().any(|p| {
+        !state.skipped.contains(*p) && registry::filter_reads_node_identity(*p, profile, state, pod)
+    })
+}
+
+/// Whether every score plugin gives feasible nodes of one class the same score for `pod`
+/// ([`registry::score_reads_node_identity`]).
+pub fn scores_by_class(profile: &Profile, snapshot: &Snapshot, pod: &PodInfo) -> bool {
+    !profile
+        .scores
+        .iter()
+        .any(|(p, _)| registry::score_reads_node_identity(*p, profile, snapshot, pod))
+}
+
+/// Filter verdicts of one cycle evaluated once per node class ([`run_filter_by_class`]).
+#[derive(Clone, Debug, Default)]
+pub struct ClassVerdicts {
+    /// Per class: its index in `verdicts`, `u32::MAX` when no node of it was evaluated.
+    slot: Vec<u32>,
+    /// Per evaluated class: `None` when its nodes passed, else their status.
+    verdicts: Vec<Option<Status>>,
+}
+
+impl ClassVerdicts {
+    /// The verdict of node `node_index` (of class `class`), if its class was evaluated.
+    pub fn of(&self, class: u32) -> Option<&Option<Status>> {
+        match self.slot[class as usize] {
+            u32::MAX => None,
+            slot => Some(&self.verdicts[slot as usize]),
+        }
+    }
+
+    /// How many classes were evaluated (one node each).
+    pub fn evaluated(&self) -> usize {
+        self.verdicts.len()
+    }
+}
+
+/// `RunFilterPlugins` over every node but those in `skip` (sorted), evaluated on the first node
+/// of each class in node order and given to the others ([`filters_by_class`] must hold);
+/// `class_of` and `n_classes` are [`node_classes`]. Returns the verdicts and the feasible nodes
+/// in node order, exactly as [`run_filter_cached`] on every node would give them.
+pub fn run_filter_by_class(
+    profile: &Profile,
+    state: &CycleState,
+    plan: &FilterPlan,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    (class_of, n_classes): (&[u32], usize),
+    skip: &[usize],
+) -> (ClassVerdicts, Vec<usize>) {
+    let mut verdicts = ClassVerdicts {
+        slot: alloc::vec![u32::MAX; n_classes],
+        verdicts: Vec::new(),
+    };
+    let mut feasible = Vec::new();
+    let mut cache = prepare_node_local_cache(profile, snapshot, pod);
+    let mut skip = skip.iter().copied().peekable();
+    for (node_index, &class) in class_of.iter().enumerate() {
+        if skip.next_if_eq(&node_index).is_some() {
+            continue;
+        }
+        let slot = &mut verdicts.slot[class as usize];
+        if *slot == u32::MAX {
+            let status =
+                run_filter_cached(profile, state, plan, snapshot, pod, node_index, &mut cache);
+            *slot = verdicts.verdicts.len() as u32;
+            verdicts
+                .verdicts
+                .push((!status.is_success()).then_some(status));
+        }
+        if verdicts.verdicts[*slot as usize].is_none() {
+            feasible.push(node_index);
+        }
+    }
+    (verdicts, feasible)
+}
+
+/// [`run_score`] on the first feasible node of each class ([`scores_by_class`] must hold), and
+/// each feasible node's total: exactly the totals [`run_score`] gives over all of `feasible`.
+pub fn run_score_by_class(
+    profile: &Profile,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    feasible: &[usize],
+    (class_of, n_classes): (&[u32], usize),
+) -> (ScoreOutcome, Vec<i64>) {
+    let mut position = alloc::vec![u32::MAX; n_classes];
+    let mut scored = Vec::new();
+    for &node in feasible {
+        let slot = &mut position[class_of[node] as usize];
+        if *slot == u32::MAX {
+            *slot = scored.len() as u32;
+            scored.push(node);
+        }
+    }
+    let outcome = run_score(profile, snapshot, pod, &scored);
+    let totals = feasible
+        .iter()
+        .map(|&node| outcome.totals[position[class_of[node] as usize] as usize])
+        .collect();
+    (outcome, totals)
+}
+
 /// Prepares the snapshot's node-local cache for `pod` and returns it.
 pub fn prepare_node_local_cache<'a>(
     profile: &Profile,

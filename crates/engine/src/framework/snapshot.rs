@@ -49,6 +49,8 @@ pub struct Snapshot {
     pub node_generation: Vec<u64>,
     /// Node-local plugin results for the pod signature last scheduled (see `cache::NodeLocalCache`).
     pub(crate) node_local_cache: RefCell<super::cache::NodeLocalCache>,
+    /// Nodes alike but for their identity, grouped (see `classes::NodeClasses`).
+    pub(crate) node_classes: RefCell<super::classes::NodeClasses>,
     /// Pods left Pending with a nominated node (the scheduling queue's `PodNominator`), in the
     /// order they were nominated; later pods' Filter counts them (`RunFilterPluginsWithNominatedPods`).
     pub nominated: Vec<NominatedPod>,
@@ -137,6 +139,7 @@ impl Snapshot {
             topology_indexes: RefCell::new(BTreeMap::new()),
             node_generation: Vec::with_capacity(cluster.nodes.len()),
             node_local_cache: RefCell::new(super::cache::NodeLocalCache::default()),
+            node_classes: RefCell::new(super::classes::NodeClasses::default()),
             nominated: Vec::new(),
         };
         for node in &cluster.nodes {
@@ -167,6 +170,7 @@ impl Snapshot {
     pub fn add_node(&mut self, node: Node) {
         self.match_counts.get_mut().clear();
         self.topology_indexes.get_mut().clear();
+        *self.node_classes.get_mut() = super::classes::NodeClasses::default();
         let mut seen = BTreeSet::new();
         for image in &node.images {
             for name in &image.names {

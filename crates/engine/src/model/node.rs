@@ -15,7 +15,7 @@ pub const LABEL_ZONE: &str = "topology.kubernetes.io/zone";
 pub const LABEL_REGION: &str = "topology.kubernetes.io/region";
 
 /// A container image present on a node (`node.status.images`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ContainerImage {
     /// Every name the image is known by.
     pub names: Vec<String>,

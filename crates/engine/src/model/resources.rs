@@ -55,7 +55,7 @@ pub fn is_native_resource(name: &str) -> bool {
 }
 
 /// The scheduler's `framework.Resource`: what a pod requests or a node holds.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Resource {
     /// Millicores.
     pub milli_cpu: i64,

@@ -3,7 +3,7 @@
 use alloc::string::String;
 
 /// A taint effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TaintEffect {
     /// `NoSchedule`.
     NoSchedule,
@@ -35,7 +35,7 @@ impl TaintEffect {
 }
 
 /// A node taint.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Taint {
     /// Key.
     pub key: String,

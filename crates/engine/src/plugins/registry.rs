@@ -95,6 +95,49 @@ pub fn filter(
     }
 }
 
+/// Whether `plugin`'s Filter, in the cycle whose PreFilter left `state`, may tell apart two nodes
+/// that differ only in identity (name and `kubernetes.io/hostname` label). When no Filter plugin
+/// of a cycle does, the cycle filters one node per class (`framework/classes.rs`).
+pub fn filter_reads_node_identity(
+    plugin: PluginName,
+    profile: &Profile,
+    state: &CycleState,
+    pod: &PodInfo,
+) -> bool {
+    match plugin {
+        PluginName::NodeName => node_name::reads_node_identity(pod),
+        PluginName::NodeAffinity => node_affinity::reads_node_identity(&profile.node_affinity, pod),
+        PluginName::PodTopologySpread => {
+            pod_topology_spread::filter_reads_node_identity(state.spread.as_ref())
+        }
+        PluginName::InterPodAffinity => {
+            inter_pod_affinity::filter_reads_node_identity(state.inter_pod_affinity.as_ref())
+        }
+        _ => false,
+    }
+}
+
+/// Whether `plugin`'s PreScore, Score and NormalizeScore may score two feasible nodes that differ
+/// only in identity differently, or depend on how many feasible nodes there are (beyond which
+/// classes they fall in). When no score plugin does, a cycle scores one node per class.
+pub fn score_reads_node_identity(
+    plugin: PluginName,
+    profile: &Profile,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+) -> bool {
+    match plugin {
+        PluginName::NodeAffinity => node_affinity::reads_node_identity(&profile.node_affinity, pod),
+        PluginName::PodTopologySpread => {
+            pod_topology_spread::score_reads_node_identity(&profile.spread, pod, snapshot)
+        }
+        PluginName::InterPodAffinity => {
+            inter_pod_affinity::score_reads_node_identity(pod, snapshot)
+        }
+        _ => false,
+    }
+}
+
 /// `AddPod` (`delta` 1) or `RemovePod` (`delta` -1) of the PreFilter extensions: `info` on node
 /// `node_index` joins or leaves the plugin states of `incoming`'s cycle.
 pub fn update_state(

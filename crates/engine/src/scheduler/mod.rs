@@ -20,6 +20,8 @@ mod tie;
 mod types;
 
 pub use explain::{affinity_explanations, soft_spread_explanations, spread_explanations};
-pub use schedule_one::{queue_order, schedule_and_bind, schedule_one, simulate};
+pub use schedule_one::{
+    TIED_NODES_KEPT_WITHOUT_DETAIL, queue_order, schedule_and_bind, schedule_one, simulate,
+};
 pub use tie::TieBreak;
 pub use types::*;

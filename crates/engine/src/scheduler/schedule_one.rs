@@ -9,7 +9,7 @@ use super::explain::*;
 use super::*;
 use crate::framework::{
     Code, Diagnosis, PluginName, PodInfo, Snapshot, Status, fit_error_message,
-    run_filter_with_nominated_pods, run_pre_filter, run_score,
+    run_filter_with_nominated_pods, run_pre_filter, run_score, runtime,
 };
 use crate::model::{Cluster, Pod};
 use crate::plugins::default_preemption::{self, PreemptionOutcome};
@@ -122,16 +122,20 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         return decision;
     }
     let (state, pre_filter) = run_pre_filter(profile, snapshot, pod);
-    // Per node: `None` when the node passed every filter, else the failing status.
-    let mut statuses: Vec<Option<Status>> = alloc::vec![None; n_nodes];
+    // Per node: `None` when the node passed every filter, else the failing status. Filled for
+    // every node when a pod stays Pending or every detail is kept; a cycle that filters by node
+    // class and places the pod never needs it.
+    let mut statuses: Vec<Option<Status>> = Vec::new();
     let mut feasible: Vec<usize> = Vec::new();
+    // The node classes (`framework/classes.rs`), when this cycle filters or scores by class.
+    let mut classes: Option<(Vec<u32>, usize)> = None;
     let mut diagnosis = Diagnosis::default();
     let pre_filter_rejected =
         pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error;
     if pre_filter_rejected {
         let status = pre_filter.status.clone();
         diagnosis.pre_filter_msg = Some(status.message());
-        statuses.iter_mut().for_each(|s| *s = Some(status.clone()));
+        statuses = alloc::vec![Some(status.clone()); n_nodes];
         diagnosis.absent_nodes_status = Some(status);
     } else {
         let absent = pre_filter.node_names.as_ref().map(|_| {
@@ -151,31 +155,52 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         with_nominated.sort_unstable();
         with_nominated.dedup();
         with_nominated.retain(|node| !snapshot.nominated_for(pod, *node).is_empty());
-        let plan = crate::framework::runtime::FilterPlan::new(profile, &state);
-        let mut cache = crate::framework::runtime::prepare_node_local_cache(profile, snapshot, pod);
-        for (node_index, node_status) in statuses.iter_mut().enumerate() {
-            let in_result = pre_filter
-                .node_names
-                .as_ref()
-                .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
-            if !in_result {
-                *node_status = absent.clone();
-                continue;
-            }
-            if with_nominated.binary_search(&node_index).is_ok() {
-                continue;
-            }
-            let status = crate::framework::runtime::run_filter_cached(
-                profile, &state, &plan, snapshot, pod, node_index, &mut cache,
+        let plan = runtime::FilterPlan::new(profile, &state);
+        // Alike nodes are filtered once per class when no plugin reads a node's identity; every
+        // detail (the playground's per-node view) is computed node by node.
+        let mut class_verdicts = None;
+        if options.detail != Detail::All
+            && pre_filter.node_names.is_none()
+            && runtime::filters_by_class(profile, &state, pod)
+        {
+            let (class_of, n_classes) = classes.insert(runtime::node_classes(snapshot));
+            let (verdicts, passed) = runtime::run_filter_by_class(
+                profile,
+                &state,
+                &plan,
+                snapshot,
+                pod,
+                (class_of.as_slice(), *n_classes),
+                &with_nominated,
             );
-            if status.is_success() {
-                feasible.push(node_index);
-            } else {
-                *node_status = Some(status);
+            feasible = passed;
+            class_verdicts = Some(verdicts);
+        } else {
+            statuses = alloc::vec![None; n_nodes];
+            let mut cache = runtime::prepare_node_local_cache(profile, snapshot, pod);
+            for (node_index, node_status) in statuses.iter_mut().enumerate() {
+                let in_result = pre_filter
+                    .node_names
+                    .as_ref()
+                    .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
+                if !in_result {
+                    *node_status = absent.clone();
+                    continue;
+                }
+                if with_nominated.binary_search(&node_index).is_ok() {
+                    continue;
+                }
+                let status = runtime::run_filter_cached(
+                    profile, &state, &plan, snapshot, pod, node_index, &mut cache,
+                );
+                if status.is_success() {
+                    feasible.push(node_index);
+                } else {
+                    *node_status = Some(status);
+                }
             }
         }
-        drop(cache);
-        for node_index in with_nominated {
+        for &node_index in &with_nominated {
             let in_result = pre_filter
                 .node_names
                 .as_ref()
@@ -187,7 +212,23 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             if status.is_success() {
                 feasible.push(node_index);
             } else {
+                if statuses.is_empty() {
+                    statuses = alloc::vec![None; n_nodes];
+                }
                 statuses[node_index] = Some(status);
+            }
+        }
+        if let (Some(verdicts), Some((class_of, _))) = (&class_verdicts, &classes)
+            && (feasible.is_empty() || options.detail != Detail::None)
+        {
+            // Every node gets its class's verdict (nominated nodes keep their own).
+            if statuses.is_empty() {
+                statuses = alloc::vec![None; n_nodes];
+            }
+            for (node_index, status) in statuses.iter_mut().enumerate() {
+                if with_nominated.binary_search(&node_index).is_err() {
+                    *status = verdicts.of(class_of[node_index]).cloned().flatten();
+                }
             }
         }
         feasible.sort_unstable();
@@ -288,16 +329,32 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     let tied: Vec<usize> = if feasible.len() == 1 {
         feasible.clone()
     } else {
-        let outcome = run_score(profile, snapshot, pod, &feasible);
+        // Alike nodes are scored once per class when no score plugin reads a node's identity.
+        let (outcome, totals) =
+            if options.detail != Detail::All && runtime::scores_by_class(profile, snapshot, pod) {
+                let (class_of, n_classes) =
+                    classes.get_or_insert_with(|| runtime::node_classes(snapshot));
+                runtime::run_score_by_class(
+                    profile,
+                    snapshot,
+                    pod,
+                    &feasible,
+                    (class_of.as_slice(), *n_classes),
+                )
+            } else {
+                let outcome = run_score(profile, snapshot, pod, &feasible);
+                let totals = outcome.totals.clone();
+                (outcome, totals)
+            };
         if let Some(error) = outcome.plugins.iter().find_map(|p| p.error.clone()) {
             // A PreScore error fails the cycle (SchedulerError); the pod stays Pending.
             decision.message = Some(error);
             return decision;
         }
-        let best = outcome.totals.iter().copied().max().unwrap_or(0);
+        let best = totals.iter().copied().max().unwrap_or(0);
         let tied = feasible
             .iter()
-            .zip(&outcome.totals)
+            .zip(&totals)
             .filter(|(_, t)| **t == best)
             .map(|(n, _)| *n)
             .collect();

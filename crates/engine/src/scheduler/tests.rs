@@ -303,3 +303,109 @@ fn tie_breaks_stay_among_the_tied_nodes() {
     let decisions = simulate(&cluster, &pods, &follow("nowhere")).decisions;
     assert_eq!(decisions[0].node.as_deref(), Some("a"));
 }
+
+/// `pods` simulated on `cluster` node by node ([`Detail::All`]) and with alike nodes evaluated
+/// once per class ([`Detail::None`]), asserted equal in everything both keep; the detailed run.
+fn decisions_match_by_class(cluster: &Cluster, pods: &[Pod]) -> vec::Vec<PodDecision> {
+    let run = |detail| {
+        let options = Options {
+            detail,
+            ..Options::default()
+        };
+        simulate(cluster, pods, &options).decisions
+    };
+    let detailed = run(Detail::All);
+    let summary = |d: &PodDecision| {
+        let mut d = d.clone();
+        d.explanation = None;
+        d.tied_nodes.truncate(TIED_NODES_KEPT_WITHOUT_DETAIL);
+        d
+    };
+    for (detailed, fast) in detailed.iter().zip(run(Detail::None)) {
+        assert_eq!(summary(detailed), summary(&fast));
+    }
+    detailed
+}
+
+/// Alike nodes share a class only while the pods on them add up alike: a used host port, a
+/// full pod count and per-node matching pods (a soft hostname spread, which reads a node's
+/// identity and so is scored node by node) each tell nodes apart, and the decisions are the
+/// node-by-node ones. Expected placements follow upstream's plugins: NodePorts rejects the port
+/// holder, NodeResourcesFit the full node (`Too many pods`), PodTopologySpread scores the node
+/// already holding an `app=x` pod lower; the rest tie and the first in node order wins.
+#[test]
+fn node_classes_are_exact() {
+    use crate::model::resources::{CPU, MEMORY, PODS};
+    use crate::model::{ContainerPort, Selector, TopologySpreadConstraint, WhenUnsatisfiable};
+    let nodes: vec::Vec<_> = (0..8)
+        .map(|i| {
+            let name = alloc::format!("n{i}");
+            let zone = if i % 2 == 0 { "z1" } else { "z2" };
+            let mut n = node(
+                &name,
+                &[("zone", zone), (crate::model::LABEL_HOSTNAME, &name)],
+            );
+            n.allocatable.insert(PODS.into(), 2);
+            n
+        })
+        .collect();
+    let with = |mut p: Pod, cpu: i64, port: Option<i32>| {
+        let mut c = crate::model::Container {
+            name: "c".into(),
+            ..Default::default()
+        };
+        c.requests.insert(CPU.into(), cpu);
+        c.requests.insert(MEMORY.into(), 0);
+        if let Some(host_port) = port {
+            c.ports.push(ContainerPort {
+                host_port,
+                host_ip: "0.0.0.0".into(),
+                protocol: "TCP".into(),
+                container_port: host_port,
+            });
+        }
+        p.containers.push(c);
+        p
+    };
+    let mut bound = vec![
+        with(pod("y0", &[("app", "y")], Some("n0")), 500, None),
+        with(pod("y1", &[("app", "y")], Some("n1")), 500, Some(8080)),
+        with(pod("y2", &[("app", "y")], Some("n2")), 500, None),
+        // Requests nothing (explicit zeros): only the pod count tells n2 apart.
+        with(pod("zero", &[("app", "z")], Some("n2")), 0, None),
+        with(pod("x3", &[("app", "x")], Some("n3")), 500, None),
+    ];
+    for i in 4..8 {
+        let name = alloc::format!("y{i}");
+        let on = alloc::format!("n{i}");
+        bound.push(with(pod(&name, &[("app", "y")], Some(&on)), 500, None));
+    }
+    let cluster = Cluster {
+        nodes,
+        pods: bound.into_iter().map(Into::into).collect(),
+        ..Cluster::default()
+    };
+    let mut x1 = with(pod("x1", &[("app", "x")], None), 500, None);
+    x1.topology_spread_constraints
+        .push(TopologySpreadConstraint {
+            max_skew: 1,
+            topology_key: crate::model::LABEL_HOSTNAME.into(),
+            when_unsatisfiable: WhenUnsatisfiable::ScheduleAnyway,
+            selector: Selector::from_set(&crate::framework::testing::labels(&[("app", "x")])),
+            min_domains: None,
+            node_affinity_policy: None,
+            node_taints_policy: None,
+            match_label_keys: vec![],
+        });
+    let pods = vec![with(pod("w1", &[("app", "w")], None), 100, Some(8080)), x1];
+    let decisions = decisions_match_by_class(&cluster, &pods);
+    // w1: n1 holds the port, n2 is full; the other six tie.
+    assert_eq!(decisions[0].node.as_deref(), Some("n0"));
+    assert_eq!(
+        decisions[0].tied_nodes,
+        ["n0", "n3", "n4", "n5", "n6", "n7"]
+    );
+    // x1: n0 and n2 are full; n3 holds an app=x pod and scores lower.
+    assert_eq!(decisions[1].node.as_deref(), Some("n1"));
+    assert_eq!(decisions[1].tied_nodes, ["n1", "n4", "n5", "n6", "n7"]);
+}

@@ -74,6 +74,11 @@ impl TopologyCounts {
         })
     }
 
+    /// Whether counts of topology `key` are kept (even if all are zero now).
+    pub fn has_key(&self, key: &str) -> bool {
+        self.keys.iter().any(|k| k.key == key)
+    }
+
     /// Whether every count is zero (upstream: the map is empty).
     pub fn is_empty(&self) -> bool {
         self.keys.iter().all(|k| k.non_zero == 0)

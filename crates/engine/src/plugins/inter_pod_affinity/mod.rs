@@ -10,6 +10,47 @@ pub use filtering::{PreFilterState, TopologyCounts, filter, pre_filter};
 pub use plugin::AffinityArgs;
 pub use scoring::{PreScoreState, normalize_score, pre_score, score};
 
+/// Whether Filter (with the cycle's PreFilter `state`) tells apart nodes that differ only in
+/// identity: a required term of the pod, or an existing pod's required anti-affinity term that
+/// matches it, on `kubernetes.io/hostname`. Otherwise alike nodes get the same verdict
+/// (`framework/classes.rs`).
+pub fn filter_reads_node_identity(state: Option<&PreFilterState>) -> bool {
+    use crate::model::LABEL_HOSTNAME;
+    state.is_some_and(|s| {
+        s.required_affinity_terms
+            .iter()
+            .chain(&s.required_anti_affinity_terms)
+            .any(|t| t.topology_key == LABEL_HOSTNAME)
+            || s.existing_anti_affinity_counts.has_key(LABEL_HOSTNAME)
+    })
+}
+
+/// Whether Score tells apart nodes that differ only in identity: a preferred term of the pod, or
+/// any term of a pod with affinity already on a node (they score the incoming pod), on
+/// `kubernetes.io/hostname`.
+pub fn score_reads_node_identity(
+    pod: &crate::framework::PodInfo,
+    snapshot: &crate::framework::Snapshot,
+) -> bool {
+    use crate::framework::PodInfo;
+    use crate::model::LABEL_HOSTNAME;
+    let reads = |info: &PodInfo| {
+        info.required_affinity_terms
+            .iter()
+            .chain(&info.required_anti_affinity_terms)
+            .chain(info.preferred_affinity_terms.iter().map(|w| &w.term))
+            .chain(info.preferred_anti_affinity_terms.iter().map(|w| &w.term))
+            .any(|t| t.topology_key == LABEL_HOSTNAME)
+    };
+    reads(pod)
+        || (snapshot.n_nodes_with_affinity_pods > 0
+            && snapshot.nodes.iter().any(|node| {
+                node.pods_with_affinity
+                    .iter()
+                    .any(|id| reads(snapshot.pod(*id)))
+            }))
+}
+
 /// `ErrReasonExistingAntiAffinityRulesNotMatch`.
 pub const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH: &str =
     "node(s) didn't satisfy existing pods anti-affinity rules";

@@ -11,6 +11,27 @@ pub use crate::config::NodeAffinityArgs;
 
 pub use scoring::{PreScoreState, normalize_score, pre_score, score};
 
+/// Whether the pod's `nodeSelector` or node affinity, or the args' added affinity, read a node's
+/// identity: the `kubernetes.io/hostname` label or a `matchFields` (`metadata.name`) requirement.
+/// Otherwise alike nodes get the same verdict and score (`framework/classes.rs`).
+pub fn reads_node_identity(args: &NodeAffinityArgs, pod: &crate::framework::PodInfo) -> bool {
+    use crate::model::{LABEL_HOSTNAME, NodeAffinity, NodeSelectorTerm};
+    let term = |t: &NodeSelectorTerm| {
+        !t.match_fields.is_empty() || t.match_expressions.iter().any(|r| r.key == LABEL_HOSTNAME)
+    };
+    let affinity = |a: &NodeAffinity| {
+        a.required.iter().flatten().any(term) || a.preferred.iter().any(|p| term(&p.preference))
+    };
+    pod.pod.node_selector.contains_key(LABEL_HOSTNAME)
+        || pod
+            .pod
+            .affinity
+            .node_affinity
+            .as_ref()
+            .is_some_and(affinity)
+        || args.added_affinity.as_ref().is_some_and(affinity)
+}
+
 /// `ErrReasonPod`.
 pub const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
 /// `errReasonEnforced`.

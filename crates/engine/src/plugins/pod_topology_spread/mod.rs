@@ -12,6 +12,35 @@ pub use common::{
 pub use filtering::{DomainTable, PreFilterState, filter, pre_filter};
 pub use scoring::{PreScoreState, normalize_score, pre_score, score};
 
+/// Whether Filter (with the cycle's PreFilter `state`) tells apart nodes that differ only in
+/// identity: a hard constraint on `kubernetes.io/hostname` counts per node. Otherwise alike nodes
+/// get the same verdict (`framework/classes.rs`).
+pub fn filter_reads_node_identity(state: Option<&PreFilterState>) -> bool {
+    state.is_some_and(|s| {
+        s.constraints
+            .iter()
+            .any(|c| c.topology_key == crate::model::LABEL_HOSTNAME)
+    })
+}
+
+/// Whether Score tells apart nodes that differ only in identity: a soft constraint (or a system
+/// default one) on `kubernetes.io/hostname` counts per node and sizes its weight by the number of
+/// filtered nodes.
+pub fn score_reads_node_identity(
+    args: &SpreadArgs,
+    pod: &crate::framework::PodInfo,
+    snapshot: &crate::framework::Snapshot,
+) -> bool {
+    common::get_constraints(
+        args,
+        pod,
+        snapshot,
+        crate::model::WhenUnsatisfiable::ScheduleAnyway,
+    )
+    .iter()
+    .any(|c| c.topology_key == crate::model::LABEL_HOSTNAME)
+}
+
 /// `ErrReasonConstraintsNotMatch`.
 pub const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str =
     "node(s) didn't match pod topology spread constraints";
