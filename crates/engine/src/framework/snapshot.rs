@@ -166,6 +166,83 @@ impl Snapshot {
         (snapshot, warnings)
     }
 
+    /// The snapshot `Snapshot::new` would build from this one's cluster without the nodes in
+    /// `removed` (snapshot indexes) and the pods on them, and without nominations (a cluster
+    /// carries none): for failure sweeps, which remove one domain at a time from the same
+    /// cluster without building each snapshot from the start. Pods keep their arena ids (the
+    /// removed ones leave gaps), so every node lists its pods in the same order.
+    pub fn without_nodes(&self, removed: &BTreeSet<usize>) -> Snapshot {
+        let kept: Vec<usize> = (0..self.nodes.len())
+            .filter(|n| !removed.contains(n))
+            .collect();
+        let mut new_index = alloc::vec![usize::MAX; self.nodes.len()];
+        for (new, &old) in kept.iter().enumerate() {
+            new_index[old] = new;
+        }
+        let mut pods = self.pods.clone();
+        let mut pod_node = self.pod_node.clone();
+        for (id, node) in pod_node.iter_mut().enumerate() {
+            *node = new_index.get(*node).copied().unwrap_or(usize::MAX);
+            if *node == usize::MAX {
+                pods[id] = None;
+            }
+        }
+        let nodes: Vec<NodeInfo> = kept.iter().map(|&n| self.nodes[n].clone()).collect();
+        let mut image_num_nodes = self.image_num_nodes.clone();
+        for &node in removed {
+            let mut seen = BTreeSet::new();
+            for name in self.nodes[node].node.images.iter().flat_map(|i| &i.names) {
+                if seen.insert(name)
+                    && let Some(count) = image_num_nodes.get_mut(name)
+                {
+                    *count -= 1;
+                    if *count == 0 {
+                        image_num_nodes.remove(name);
+                    }
+                }
+            }
+        }
+        Snapshot {
+            node_index: nodes
+                .iter()
+                .enumerate()
+                .map(|(index, info)| (info.node.name.clone(), index))
+                .collect(),
+            n_nodes_with_affinity_pods: nodes
+                .iter()
+                .filter(|n| !n.pods_with_affinity.is_empty())
+                .count(),
+            n_nodes_with_required_anti_affinity_pods: nodes
+                .iter()
+                .filter(|n| !n.pods_with_required_anti_affinity.is_empty())
+                .count(),
+            node_generation: kept.iter().map(|&n| self.node_generation[n]).collect(),
+            nodes,
+            pods,
+            pod_node,
+            namespaces: self.namespaces.clone(),
+            services: self.services.clone(),
+            controllers: self.controllers.clone(),
+            pdbs: self.pdbs.clone(),
+            image_num_nodes,
+            match_counts: RefCell::new(BTreeMap::new()),
+            topology_indexes: RefCell::new(BTreeMap::new()),
+            node_local_cache: RefCell::new(super::cache::NodeLocalCache::default()),
+            node_classes: RefCell::new(super::classes::NodeClasses::default()),
+            nominated: Vec::new(),
+        }
+    }
+
+    /// Adds taints to a node (the node lifecycle controller's, when a node fails): the node is
+    /// classified again and its cached plugin results recomputed.
+    pub fn add_taints(&mut self, node: usize, taints: &[crate::model::Taint]) {
+        Arc::make_mut(&mut self.nodes[node].node)
+            .taints
+            .extend(taints.iter().cloned());
+        self.node_generation[node] += 1;
+        *self.node_classes.get_mut() = super::classes::NodeClasses::default();
+    }
+
     /// Adds a node (no pods).
     pub fn add_node(&mut self, node: Node) {
         self.match_counts.get_mut().clear();

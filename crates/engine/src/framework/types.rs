@@ -270,8 +270,8 @@ pub type PodId = usize;
 /// A node with the pods on it and their totals (`framework.NodeInfo`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeInfo {
-    /// The node.
-    pub node: Node,
+    /// The node (shared: snapshots derived from one another copy no node).
+    pub node: Arc<Node>,
     /// `status.allocatable` as a `Resource`.
     pub allocatable: Resource,
     /// Pods on the node, in the order they arrived.
@@ -292,7 +292,8 @@ pub struct NodeInfo {
 
 impl NodeInfo {
     /// An empty node info.
-    pub fn new(node: Node) -> NodeInfo {
+    pub fn new(node: impl Into<Arc<Node>>) -> NodeInfo {
+        let node: Arc<Node> = node.into();
         NodeInfo {
             allocatable: Resource::from_list(&node.allocatable),
             node,

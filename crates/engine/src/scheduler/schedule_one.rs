@@ -36,6 +36,15 @@ pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulatio
     }
 }
 
+/// Schedules `pods` on `snapshot` as [`simulate`] does on a cluster, leaving the snapshot as
+/// the last binding left it; the decisions, in queue order.
+pub fn simulate_on(snapshot: &mut Snapshot, pods: &[Pod], options: &Options) -> Vec<PodDecision> {
+    queue_order(pods)
+        .into_iter()
+        .map(|index| schedule_and_bind(snapshot, &pods[index], options))
+        .collect()
+}
+
 /// Schedules one pod and binds it when placed (evicting preemption victims first).
 pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) -> PodDecision {
     let info = PodInfo::new(pod.clone());

@@ -17,7 +17,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::disruption::{self, Budget, Ownership};
-use super::{Placement, per_zone, zone_of};
+use super::{Placement, zone_of};
 use crate::model::{Cluster, Pod, Taint, TaintEffect};
 use crate::scheduler::{self, Options};
 
@@ -225,7 +225,8 @@ pub fn fail<'a>(
     mode: FailureMode,
     options: &Options,
 ) -> FailureReport {
-    fail_with(settled.into(), domain, mode, options, true)
+    let settled = settled.into();
+    fail_with(settled, &Base::new(settled), domain, mode, options, true)
 }
 
 /// [`fail`] without the recovery step (its [`Recovery`] is what the failure left: nothing
@@ -236,11 +237,13 @@ pub fn fail_without_recovery<'a>(
     mode: FailureMode,
     options: &Options,
 ) -> FailureReport {
-    fail_with(settled.into(), domain, mode, options, false)
+    let settled = settled.into();
+    fail_with(settled, &Base::new(settled), domain, mode, options, false)
 }
 
 fn fail_with(
     settled: Placement<'_>,
+    base: &Base,
     domain: &Domain,
     mode: FailureMode,
     options: &Options,
@@ -288,29 +291,53 @@ fn fail_with(
         })
         .collect();
 
-    let mut after = before.clone();
-    after.pods.retain(|p| !on_failed(&p.node_name));
-    let healthy_after_failure: Vec<i32> = affected
-        .iter()
-        .map(|(index, _, _)| {
-            disruption::budget(&after, &pending_before, &before.pdbs[*index], &owners)
-                .current_healthy
-        })
-        .collect();
-    match mode {
-        FailureMode::Removed => after.nodes.retain(|n| !failed.contains(&n.name)),
-        FailureMode::Unreachable => {
-            for node in after.nodes.iter_mut().filter(|n| failed.contains(&n.name)) {
-                for effect in [TaintEffect::NoSchedule, TaintEffect::NoExecute] {
-                    node.taints.push(Taint {
-                        key: TAINT_UNREACHABLE.into(),
-                        value: String::new(),
-                        effect,
-                    });
+    // The cluster after the failure, kept as a cluster only for the budgets' arithmetic.
+    let mut after: Option<Cluster> = (!affected.is_empty()).then(|| {
+        let mut after = before.clone();
+        after.pods.retain(|p| !on_failed(&p.node_name));
+        after
+    });
+    let healthy_after_failure: Vec<i32> = match &after {
+        Some(after) => affected
+            .iter()
+            .map(|(index, _, _)| {
+                disruption::budget(after, &pending_before, &before.pdbs[*index], &owners)
+                    .current_healthy
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let unreachable = [TaintEffect::NoSchedule, TaintEffect::NoExecute].map(|effect| Taint {
+        key: TAINT_UNREACHABLE.into(),
+        value: String::new(),
+        effect,
+    });
+    if let Some(after) = &mut after {
+        match mode {
+            FailureMode::Removed => after.nodes.retain(|n| !failed.contains(&n.name)),
+            FailureMode::Unreachable => {
+                for node in after.nodes.iter_mut().filter(|n| failed.contains(&n.name)) {
+                    node.taints.extend(unreachable.iter().cloned());
                 }
             }
         }
     }
+    // The scheduler's view after the failure, derived from the settled one: what
+    // `Snapshot::new` of the cluster after the failure gives.
+    let (failed_nodes, gone_ids) = base.failed(&failed);
+    let mut snapshot = match mode {
+        FailureMode::Removed => base.snapshot.without_nodes(&failed_nodes),
+        FailureMode::Unreachable => {
+            let mut snapshot = base.snapshot.clone();
+            for &id in &gone_ids {
+                snapshot.remove(id);
+            }
+            for &node in &failed_nodes {
+                snapshot.add_taints(node, &unreachable);
+            }
+            snapshot
+        }
+    };
 
     // Replacements: each lost replica is recreated unbound (same labels; a StatefulSet keeps the
     // name, other controllers' new names do not matter to scheduling); Pending ones retry.
@@ -343,23 +370,33 @@ fn fail_with(
             owner.push((index, pod.key(), true));
         }
     }
-    let simulation = scheduler::simulate(&after, &pods, options);
+    let decisions = scheduler::simulate_on(&mut snapshot, &pods, options);
+    drop(snapshot);
     let order = scheduler::queue_order(&pods);
-    let zone_by_node: BTreeMap<&str, &str> = before
-        .nodes
-        .iter()
-        .map(|n| (n.name.as_str(), zone_of(n)))
-        .collect();
     let mut replacements: Vec<Vec<Replacement>> = alloc::vec![Vec::new(); workloads.len()];
     let mut placed_keys: Vec<Vec<String>> = alloc::vec![Vec::new(); workloads.len()];
+    // Replicas placed since the settled cluster (key to zone), and the pods, in binding order.
+    let mut placed_zones: BTreeMap<String, String> = BTreeMap::new();
+    let mut placed_pods: Vec<Pod> = Vec::new();
     let mut still_pending: Vec<(usize, crate::model::Pod, String)> = Vec::new();
-    for (decision, &index) in simulation.decisions.iter().zip(&order) {
+    for (decision, &index) in decisions.iter().zip(&order) {
         let (workload, replaces, was_pending) = &owner[index];
+        let zone = decision
+            .node
+            .as_deref()
+            .and_then(|n| base.zone_of_node.get(n))
+            .cloned();
         if let Some(node) = &decision.node {
             let mut pod = pods[index].clone();
             pod.node_name = Some(node.clone());
             placed_keys[*workload].push(pod.key());
-            after.pods.push(Arc::new(pod));
+            if let Some(zone) = &zone {
+                placed_zones.insert(pod.key(), zone.clone());
+            }
+            if let Some(after) = &mut after {
+                after.pods.push(Arc::new(pod.clone()));
+            }
+            placed_pods.push(pod);
         } else {
             still_pending.push((*workload, pods[index].clone(), replaces.clone()));
         }
@@ -367,11 +404,7 @@ fn fail_with(
             replaces: replaces.clone(),
             was_pending: *was_pending,
             node: decision.node.clone(),
-            zone: decision
-                .node
-                .as_deref()
-                .and_then(|n| zone_by_node.get(n))
-                .map(|z| String::from(*z)),
+            zone,
             message: decision.message.clone(),
         });
     }
@@ -407,12 +440,12 @@ fn fail_with(
             workload: workload.key.clone(),
             desired: workload.desired,
             running_before: members.len(),
-            zones_before: per_zone(before, members),
+            zones_before: base.per_zone(members, &BTreeMap::new()),
             lost,
             surviving,
             replacements: core::mem::take(&mut replacements[index]),
             running_after: running.len(),
-            zones_after: per_zone(&after, &running),
+            zones_after: base.per_zone(&running, &placed_zones),
         });
         running_keys.push(running);
     }
@@ -423,8 +456,9 @@ fn fail_with(
         .map(|((index, budget, evicted), healthy_after_failure)| {
             let pdb = &before.pdbs[*index];
             let unbound: Vec<&Pod> = still_pending.iter().map(|(_, p, _)| p).collect();
+            let after = after.as_ref().expect("kept while budgets are affected");
             let healthy_after_replacements =
-                disruption::budget(&after, &unbound, pdb, &owners).current_healthy;
+                disruption::budget(after, &unbound, pdb, &owners).current_healthy;
             let shortfall = (budget.desired_healthy - healthy_after_failure).max(0);
             PdbImpact {
                 pdb: alloc::format!("{}/{}", pdb.namespace, pdb.name),
@@ -449,11 +483,17 @@ fn fail_with(
         }
     }
 
-    let recovery = if recover_after {
-        recover(before, after, still_pending, running_keys, options)
-    } else {
-        recover(before, after, Vec::new(), running_keys, options)
+    let after_failure = AfterFailure {
+        gone: gone_ids,
+        placed: placed_pods,
+        placed_zones,
     };
+    let pending = if recover_after {
+        still_pending
+    } else {
+        Vec::new()
+    };
+    let recovery = recover(base, after_failure, pending, running_keys, options);
     FailureReport {
         domain: domain.clone(),
         mode,
@@ -524,13 +564,15 @@ pub struct Sweep {
     pub survival: Vec<Survival>,
 }
 
+mod base;
 mod drain;
 mod recover;
 mod sweep;
 
+use base::Base;
 pub use drain::TAINT_UNSCHEDULABLE;
 use drain::drain;
-use recover::recover;
+use recover::{AfterFailure, recover};
 pub use sweep::fail_each;
 
 #[cfg(test)]

@@ -52,9 +52,10 @@ pub fn fail_each<'a>(
                 .collect()
         }
     };
+    let base = base::Base::new(settled);
     let reports: Vec<FailureReport> = domains
         .iter()
-        .map(|d| fail(settled, d, mode, options))
+        .map(|d| fail_with(settled, &base, d, mode, options, true))
         .collect();
     let survival = workloads
         .iter()
