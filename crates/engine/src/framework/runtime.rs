@@ -343,7 +343,7 @@ pub fn run_filter_by_class(
         slot: alloc::vec![u32::MAX; n_classes],
         verdicts: Vec::new(),
     };
-    let mut feasible = Vec::new();
+    let mut feasible = Vec::with_capacity(class_of.len());
     let mut cache = prepare_node_local_cache(profile, snapshot, pod);
     let mut skip = skip.iter().copied().peekable();
     for (node_index, &class) in class_of.iter().enumerate() {

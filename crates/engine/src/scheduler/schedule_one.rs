@@ -135,7 +135,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     // every node when a pod stays Pending or every detail is kept; a cycle that filters by node
     // class and places the pod never needs it.
     let mut statuses: Vec<Option<Status>> = Vec::new();
-    let mut feasible: Vec<usize> = Vec::new();
+    let mut feasible: Vec<usize> = Vec::with_capacity(n_nodes);
     // The node classes (`framework/classes.rs`), when this cycle filters or scores by class.
     let mut classes: Option<(Vec<u32>, usize)> = None;
     let mut diagnosis = Diagnosis::default();

@@ -172,37 +172,45 @@ pub fn pre_filter(
             }
         })
         .collect();
-    let all_counts: Vec<Vec<u32>> = constraints
-        .iter()
-        .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, <[u32]>::to_vec))
-        .collect();
     // Without a nodeSelector or required node affinity every node matches: asked once, not per
     // node.
     let needs_affinity = pod.pod.has_required_node_affinity()
         && constraints
             .iter()
             .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
-    for (node_index, node_info) in snapshot.nodes.iter().enumerate() {
-        // All-keys gate: a node lacking any constraint's key is ignored for every constraint.
-        if domains
+    // Without required node affinity or a taints policy to honour, every node with the keys
+    // counts: each constraint's counts are then summed over the domain indexes alone, without
+    // reading the nodes.
+    let reads_nodes = needs_affinity
+        || constraints
             .iter()
-            .any(|t| t.index.node_value[node_index] == TopologyIndex::NO_VALUE)
-        {
-            continue;
-        }
-        let node = &node_info.node;
-        let affinity_matches = !needs_affinity || pod.pod.matches_required_node_affinity(node);
-        for (c_index, constraint) in constraints.iter().enumerate() {
-            if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
-                continue;
-            }
-            let table = &mut domains[c_index];
-            let domain = table.index.node_value[node_index] as usize;
-            if !table.eligible[domain] {
-                table.eligible[domain] = true;
-                table.n_eligible += 1;
-            }
-            table.counts[domain] += all_counts[c_index][node_index] as i64;
+            .any(|c| c.node_taints_policy == crate::model::NodeInclusionPolicy::Honor);
+    if reads_nodes {
+        count_reading_nodes(&constraints, &mut domains, pod, snapshot, needs_affinity);
+    } else {
+        // All-keys gate: a node lacking any constraint's key is ignored for every constraint.
+        let gate: Option<Vec<bool>> = (domains.len() > 1).then(|| {
+            (0..snapshot.nodes.len())
+                .map(|n| {
+                    domains
+                        .iter()
+                        .all(|t| t.index.node_value[n] != TopologyIndex::NO_VALUE)
+                })
+                .collect()
+        });
+        for (table, constraint) in domains.iter_mut().zip(&constraints) {
+            let index = Rc::clone(&table.index);
+            snapshot.with_match_counts(&pod.pod.namespace, &constraint.selector, |counts| {
+                for (node, (&value, &count)) in index.node_value.iter().zip(counts).enumerate() {
+                    if value == TopologyIndex::NO_VALUE || gate.as_ref().is_some_and(|g| !g[node])
+                    {
+                        continue;
+                    }
+                    table.eligible[value as usize] = true;
+                    table.counts[value as usize] += i64::from(count);
+                }
+            });
+            table.n_eligible = table.eligible.iter().filter(|e| **e).count();
         }
     }
     for table in &mut domains {
@@ -227,6 +235,44 @@ pub fn pre_filter(
             self_match,
         }),
     )
+}
+
+/// PreFilter's counts where the inclusion policies must be asked per node (required node
+/// affinity or a taints policy honoured).
+fn count_reading_nodes(
+    constraints: &[SpreadConstraint],
+    domains: &mut [DomainTable],
+    pod: &PodInfo,
+    snapshot: &Snapshot,
+    needs_affinity: bool,
+) {
+    let all_counts: Vec<Vec<u32>> = constraints
+        .iter()
+        .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, <[u32]>::to_vec))
+        .collect();
+    for (node_index, node_info) in snapshot.nodes.iter().enumerate() {
+        // All-keys gate: a node lacking any constraint's key is ignored for every constraint.
+        if domains
+            .iter()
+            .any(|t| t.index.node_value[node_index] == TopologyIndex::NO_VALUE)
+        {
+            continue;
+        }
+        let node = &node_info.node;
+        let affinity_matches = !needs_affinity || pod.pod.matches_required_node_affinity(node);
+        for (c_index, constraint) in constraints.iter().enumerate() {
+            if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
+                continue;
+            }
+            let table = &mut domains[c_index];
+            let domain = table.index.node_value[node_index] as usize;
+            if !table.eligible[domain] {
+                table.eligible[domain] = true;
+                table.n_eligible += 1;
+            }
+            table.counts[domain] += all_counts[c_index][node_index] as i64;
+        }
+    }
 }
 
 /// Filter: the first failing constraint in spec order decides.
