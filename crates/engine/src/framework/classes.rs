@@ -48,6 +48,10 @@ pub struct NodeClasses {
     keys: Vec<ClassKey>,
     /// Classes by the hash of their key.
     by_hash: BTreeMap<u64, Vec<u32>>,
+    /// Nodes whose pods changed since the last refresh (only they are classified again).
+    touched: Vec<usize>,
+    /// More nodes were touched than there are nodes: every node is looked at.
+    overflow: bool,
 }
 
 /// The hash of a node's spec without its identity.
@@ -81,11 +85,26 @@ fn same_spec(a: &Node, b: &Node) -> bool {
 }
 
 impl NodeClasses {
-    /// Brings every node's class up to date with the snapshot.
+    /// Notes that the pods on `node` changed (the snapshot calls it on every bind and removal).
+    pub(crate) fn touch(&mut self, node: usize) {
+        if self.spec.is_empty() || self.overflow {
+            return;
+        }
+        if self.touched.len() >= self.spec.len() {
+            self.overflow = true;
+        } else {
+            self.touched.push(node);
+        }
+    }
+
+    /// Brings every node's class up to date with the snapshot: the touched nodes whose generation
+    /// changed are classified again (every node, the first time).
     pub(crate) fn refresh(&mut self, snapshot: &Snapshot) {
         let n_nodes = snapshot.nodes.len();
+        let mut all = self.overflow;
         if self.spec.len() != n_nodes {
             self.build_specs(&snapshot.nodes);
+            all = true;
         }
         // Classes are never deleted while nodes move between them; start afresh when the stale
         // ones outnumber the nodes.
@@ -93,13 +112,24 @@ impl NodeClasses {
             self.keys.clear();
             self.by_hash.clear();
             self.seen.fill(u64::MAX);
+            all = true;
         }
-        for node in 0..n_nodes {
+        let touched = core::mem::take(&mut self.touched);
+        self.overflow = false;
+        let update = |classes: &mut NodeClasses, node: usize| {
             let generation = snapshot.node_generation[node];
-            if self.seen[node] != generation {
-                self.class[node] = self.classify(node, &snapshot.nodes[node]);
-                self.seen[node] = generation;
+            if classes.seen[node] != generation {
+                classes.class[node] = classes.classify(node, &snapshot.nodes[node]);
+                classes.seen[node] = generation;
             }
+        };
+        if all {
+            (0..n_nodes).for_each(|node| update(self, node));
+        } else {
+            touched
+                .into_iter()
+                .filter(|&node| node < n_nodes)
+                .for_each(|node| update(self, node));
         }
     }
 
@@ -128,6 +158,7 @@ impl NodeClasses {
         self.seen = alloc::vec![u64::MAX; nodes.len()];
         self.keys.clear();
         self.by_hash.clear();
+        self.touched.clear();
     }
 
     fn classify(&mut self, node: usize, info: &NodeInfo) -> u32 {

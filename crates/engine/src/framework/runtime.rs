@@ -278,11 +278,14 @@ fn run_plugins(
     Status::success()
 }
 
-/// The nodes' classes (`framework/classes.rs`), brought up to date: per node, its class.
-pub fn node_classes(snapshot: &Snapshot) -> (Vec<u32>, usize) {
-    let mut classes = snapshot.node_classes.borrow_mut();
-    classes.refresh(snapshot);
-    (classes.of_nodes().to_vec(), classes.count())
+/// Brings the snapshot's node classes (`framework/classes.rs`) up to date.
+pub fn refresh_node_classes(snapshot: &Snapshot) {
+    snapshot.node_classes.borrow_mut().refresh(snapshot);
+}
+
+/// Per node: its class (after [`refresh_node_classes`]).
+pub fn node_classes(snapshot: &Snapshot) -> core::cell::Ref<'_, [u32]> {
+    core::cell::Ref::map(snapshot.node_classes.borrow(), |c| c.of_nodes())
 }
 
 /// Whether every Filter plugin of the cycle whose PreFilter left `state` gives nodes of one class
@@ -327,20 +330,21 @@ impl ClassVerdicts {
 }
 
 /// `RunFilterPlugins` over every node but those in `skip` (sorted), evaluated on the first node
-/// of each class in node order and given to the others ([`filters_by_class`] must hold);
-/// `class_of` and `n_classes` are [`node_classes`]. Returns the verdicts and the feasible nodes
-/// in node order, exactly as [`run_filter_cached`] on every node would give them.
+/// of each class in node order and given to the others ([`filters_by_class`] must hold; the
+/// classes [`refresh_node_classes`]ed). Returns the verdicts and the feasible nodes in node
+/// order, exactly as [`run_filter_cached`] on every node would give them.
 pub fn run_filter_by_class(
     profile: &Profile,
     state: &CycleState,
     plan: &FilterPlan,
     snapshot: &Snapshot,
     pod: &PodInfo,
-    (class_of, n_classes): (&[u32], usize),
     skip: &[usize],
 ) -> (ClassVerdicts, Vec<usize>) {
+    let classes = snapshot.node_classes.borrow();
+    let class_of = classes.of_nodes();
     let mut verdicts = ClassVerdicts {
-        slot: alloc::vec![u32::MAX; n_classes],
+        slot: alloc::vec![u32::MAX; classes.count()],
         verdicts: Vec::new(),
     };
     let mut feasible = Vec::with_capacity(class_of.len());
@@ -366,16 +370,18 @@ pub fn run_filter_by_class(
     (verdicts, feasible)
 }
 
-/// [`run_score`] on the first feasible node of each class ([`scores_by_class`] must hold), and
-/// each feasible node's total: exactly the totals [`run_score`] gives over all of `feasible`.
+/// [`run_score`] on the first feasible node of each class ([`scores_by_class`] must hold; the
+/// classes [`refresh_node_classes`]ed), and each feasible node's total: exactly the totals
+/// [`run_score`] gives over all of `feasible`.
 pub fn run_score_by_class(
     profile: &Profile,
     snapshot: &Snapshot,
     pod: &PodInfo,
     feasible: &[usize],
-    (class_of, n_classes): (&[u32], usize),
 ) -> (ScoreOutcome, Vec<i64>) {
-    let mut position = alloc::vec![u32::MAX; n_classes];
+    let classes = snapshot.node_classes.borrow();
+    let class_of = classes.of_nodes();
+    let mut position = alloc::vec![u32::MAX; classes.count()];
     let mut scored = Vec::new();
     for &node in feasible {
         let slot = &mut position[class_of[node] as usize];

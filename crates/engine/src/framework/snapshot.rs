@@ -345,6 +345,7 @@ impl Snapshot {
         let node = self.pod_node[id];
         self.update_match_counts(&info.pod, node, -1);
         self.node_generation[node] += 1;
+        self.node_classes.get_mut().touch(node);
         let node_info = &mut self.nodes[node];
         let had_affinity = !node_info.pods_with_affinity.is_empty();
         let had_anti = !node_info.pods_with_required_anti_affinity.is_empty();
@@ -368,6 +369,7 @@ impl Snapshot {
         let node = self.pod_node[id];
         self.update_match_counts(&info.pod, node, 1);
         self.node_generation[node] += 1;
+        self.node_classes.get_mut().touch(node);
         let node_info = &mut self.nodes[node];
         let had_affinity = !node_info.pods_with_affinity.is_empty();
         let had_anti = !node_info.pods_with_required_anti_affinity.is_empty();

@@ -136,8 +136,6 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     // class and places the pod never needs it.
     let mut statuses: Vec<Option<Status>> = Vec::new();
     let mut feasible: Vec<usize> = Vec::with_capacity(n_nodes);
-    // The node classes (`framework/classes.rs`), when this cycle filters or scores by class.
-    let mut classes: Option<(Vec<u32>, usize)> = None;
     let mut diagnosis = Diagnosis::default();
     let pre_filter_rejected =
         pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error;
@@ -172,14 +170,13 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             && pre_filter.node_names.is_none()
             && runtime::filters_by_class(profile, &state, pod)
         {
-            let (class_of, n_classes) = classes.insert(runtime::node_classes(snapshot));
+            runtime::refresh_node_classes(snapshot);
             let (verdicts, passed) = runtime::run_filter_by_class(
                 profile,
                 &state,
                 &plan,
                 snapshot,
                 pod,
-                (class_of.as_slice(), *n_classes),
                 &with_nominated,
             );
             feasible = passed;
@@ -227,9 +224,10 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 statuses[node_index] = Some(status);
             }
         }
-        if let (Some(verdicts), Some((class_of, _))) = (&class_verdicts, &classes)
+        if let Some(verdicts) = &class_verdicts
             && (feasible.is_empty() || options.detail != Detail::None)
         {
+            let class_of = runtime::node_classes(snapshot);
             // Every node gets its class's verdict (nominated nodes keep their own).
             if statuses.is_empty() {
                 statuses = alloc::vec![None; n_nodes];
@@ -341,15 +339,8 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         // Alike nodes are scored once per class when no score plugin reads a node's identity.
         let (outcome, totals) =
             if options.detail != Detail::All && runtime::scores_by_class(profile, snapshot, pod) {
-                let (class_of, n_classes) =
-                    classes.get_or_insert_with(|| runtime::node_classes(snapshot));
-                runtime::run_score_by_class(
-                    profile,
-                    snapshot,
-                    pod,
-                    &feasible,
-                    (class_of.as_slice(), *n_classes),
-                )
+                runtime::refresh_node_classes(snapshot);
+                runtime::run_score_by_class(profile, snapshot, pod, &feasible)
             } else {
                 let outcome = run_score(profile, snapshot, pod, &feasible);
                 let totals = outcome.totals.clone();

@@ -202,8 +202,7 @@ pub fn pre_filter(
             let index = Rc::clone(&table.index);
             snapshot.with_match_counts(&pod.pod.namespace, &constraint.selector, |counts| {
                 for (node, (&value, &count)) in index.node_value.iter().zip(counts).enumerate() {
-                    if value == TopologyIndex::NO_VALUE || gate.as_ref().is_some_and(|g| !g[node])
-                    {
+                    if value == TopologyIndex::NO_VALUE || gate.as_ref().is_some_and(|g| !g[node]) {
                         continue;
                     }
                     table.eligible[value as usize] = true;
