@@ -25,8 +25,9 @@ pub fn filter_reads_node_identity(state: Option<&PreFilterState>) -> bool {
     })
 }
 
-/// Whether Score tells apart nodes that differ only in identity: a preferred term of the pod, or
-/// any term of a pod with affinity already on a node (they score the incoming pod), on
+/// Whether Score tells apart nodes that differ only in identity: a term that scores (`scoring.go`
+/// `processExistingPod`: the pod's preferred terms, and the required affinity and preferred terms
+/// of the pods with affinity already on a node; required anti-affinity never scores) on
 /// `kubernetes.io/hostname`.
 pub fn score_reads_node_identity(
     pod: &crate::framework::PodInfo,
@@ -34,20 +35,25 @@ pub fn score_reads_node_identity(
 ) -> bool {
     use crate::framework::PodInfo;
     use crate::model::LABEL_HOSTNAME;
-    let reads = |info: &PodInfo| {
-        info.required_affinity_terms
+    let preferred = |info: &PodInfo| {
+        info.preferred_affinity_terms
             .iter()
-            .chain(&info.required_anti_affinity_terms)
-            .chain(info.preferred_affinity_terms.iter().map(|w| &w.term))
-            .chain(info.preferred_anti_affinity_terms.iter().map(|w| &w.term))
-            .any(|t| t.topology_key == LABEL_HOSTNAME)
+            .chain(&info.preferred_anti_affinity_terms)
+            .any(|w| w.term.topology_key == LABEL_HOSTNAME)
     };
-    reads(pod)
+    let existing = |info: &PodInfo| {
+        preferred(info)
+            || info
+                .required_affinity_terms
+                .iter()
+                .any(|t| t.topology_key == LABEL_HOSTNAME)
+    };
+    preferred(pod)
         || (snapshot.n_nodes_with_affinity_pods > 0
             && snapshot.nodes.iter().any(|node| {
                 node.pods_with_affinity
                     .iter()
-                    .any(|id| reads(snapshot.pod(*id)))
+                    .any(|id| existing(snapshot.pod(*id)))
             }))
 }
 
