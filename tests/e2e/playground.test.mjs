@@ -340,6 +340,31 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   const longTasks = await page.evaluate(() => window.longTasks);
   console.log(`# re-simulation of 100 nodes / 200 pods: ${ms} ms; 10 keystrokes (30 ms apart) took ${typing} ms; ` +
     `main-thread tasks over 50 ms meanwhile: [${longTasks.map(Math.round).join(', ')}]`);
+  // 1,000 nodes / 2,000 pods: the re-simulation time, and main-thread tasks while typing.
+  let big = '';
+  for (let i = 0; i < 1000; i++) {
+    big += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 4}}}\nstatus: {allocatable: {cpu: '16', memory: 64Gi, pods: '110'}}\n`;
+  }
+  big += text.slice(text.indexOf('---\napiVersion: apps/v1')).replace('replicas: 200', 'replicas: 2000');
+  // Set as a paste would (one input event); Playwright's fill inserts text far more slowly.
+  const pasted = Date.now();
+  await page.evaluate((t) => {
+    const area = document.querySelector('#input');
+    area.value = t;
+    area.dispatchEvent(new Event('input', { bubbles: true }));
+  }, big);
+  await page.waitForFunction(() => /1000 nodes/.test(document.querySelector('#summary').textContent));
+  await settled(page);
+  const pasteToResult = Date.now() - pasted;
+  assert.match(await page.textContent('#summary'), /1000 nodes · 2000 pods placed · 0 Pending/);
+  await page.evaluate(() => { window.longTasks = []; });
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# typing!!', { delay: 30 });
+  const typingTasks = await page.evaluate(() => window.longTasks.slice());
+  await settled(page);
+  console.log(`# re-simulation of 1,000 nodes / 2,000 pods: ${await page.getAttribute('#summary', 'data-sim-ms')} ms ` +
+    `(paste to result ${pasteToResult} ms); main-thread tasks over 50 ms while typing: [${typingTasks.map(Math.round).join(', ')}]`);
   await loadExample(page, 'large-120-nodes-zone-spread');
   console.log(`# re-simulation of the 120-node example: ${await page.getAttribute('#summary', 'data-sim-ms')} ms`);
   await shot(page, 'large-cluster');

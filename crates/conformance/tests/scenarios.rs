@@ -151,3 +151,38 @@ fn expectations_are_the_oracles_own() {
         problems.join("\n")
     );
 }
+
+/// A placed pod's per-node detail computed on demand (`Settled::explained`, what the playground
+/// shows when a pod is selected) is the detail an every-detail settle keeps, on every seed
+/// scenario (the oracle judges the latter in `engine_matches_the_oracle`).
+#[test]
+fn explanations_on_demand_equal_the_eager_ones() {
+    use spreadlab_engine::analysis::settle;
+    use spreadlab_engine::scheduler::{Detail, Options};
+    let mut explained = 0;
+    for dir in scenario_dirs() {
+        let scenario = load_scenario(&dir).expect("loads");
+        let with = |detail| Options {
+            detail,
+            ..Options::default()
+        };
+        let eager = settle(scenario.loaded.scenario(), &with(Detail::All));
+        let lazy = settle(scenario.loaded.scenario(), &with(Detail::PendingOnly));
+        for (index, decision) in eager.simulation.decisions.iter().enumerate() {
+            let on_demand = lazy.explained(index, &with(Detail::PendingOnly));
+            assert_eq!(
+                on_demand.as_ref(),
+                Some(decision),
+                "{}: decision {index}",
+                scenario.name
+            );
+            explained += usize::from(
+                decision.node.is_some() && lazy.simulation.decisions[index].explanation.is_none(),
+            );
+        }
+    }
+    assert!(
+        explained > 50,
+        "only {explained} placed pods explained on demand"
+    );
+}

@@ -30,11 +30,10 @@ fn placed_choice(analysis: &Analysis, counts: &[usize]) -> Option<usize> {
 /// Zones holding a node that passed every filter for the `index`-th created pod (the engine's
 /// per-node verdicts, grouped by the view model's zone columns).
 fn feasible_zones_of(analysis: &Analysis, index: usize) -> BTreeSet<String> {
-    let Some(explanation) = analysis
-        .decisions()
-        .get(index)
-        .and_then(|d| d.explanation.as_ref())
-    else {
+    let Some(decision) = analysis.explained(index) else {
+        return BTreeSet::new();
+    };
+    let Some(explanation) = decision.explanation.as_ref() else {
         return BTreeSet::new();
     };
     explanation

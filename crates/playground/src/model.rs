@@ -23,8 +23,6 @@ pub const SOURCE_NAME: &str = "scenario.yaml";
 pub const NO_ZONE: &str = "(no zone)";
 /// Above this many nodes, each zone shows groups of alike nodes instead of one card per node.
 pub const AGGREGATE_ABOVE_NODES: usize = 300;
-/// Keep every pod's per-node verdicts while pods × nodes stays below this (else Pending pods only).
-pub const FULL_DETAIL_BUDGET: usize = 60_000;
 
 /// One load problem, located in the editor's text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,8 +169,9 @@ pub struct Analysis {
     pub pending: Vec<PodChip>,
     /// Total nodes.
     pub node_count: usize,
-    /// Whether per-node verdicts were kept for placed pods too.
-    pub full_detail: bool,
+    /// Placed pods' decisions with their per-node detail, computed when first asked for
+    /// ([`Analysis::explained`]): a keystroke's re-simulation keeps it for Pending pods only.
+    explained: std::cell::RefCell<BTreeMap<usize, std::rc::Rc<PodDecision>>>,
     /// The load (the workloads as read).
     pub loaded: Loaded,
     /// The settled scenario: the engine's decisions (in scheduling order) and the start of every
@@ -190,9 +189,31 @@ impl Analysis {
 
     /// The decision for `namespace/name`.
     pub fn decision(&self, key: &str) -> Option<&PodDecision> {
+        self.decision_index(key)
+            .map(|index| &self.decisions()[index])
+    }
+
+    fn decision_index(&self, key: &str) -> Option<usize> {
         self.decisions()
             .iter()
-            .find(|d| d.namespace.len() + 1 + d.name.len() == key.len() && pod_key(d) == key)
+            .position(|d| d.namespace.len() + 1 + d.name.len() == key.len() && pod_key(d) == key)
+    }
+
+    /// The `index`-th decision with its per-node detail (verdicts, scores, spread arithmetic):
+    /// kept for Pending pods, computed by the engine on first use for placed ones
+    /// (`Settled::explained`) and kept while this analysis lives.
+    pub fn explained(&self, index: usize) -> Option<std::rc::Rc<PodDecision>> {
+        if let Some(decision) = self.explained.borrow().get(&index) {
+            return Some(decision.clone());
+        }
+        let decision = std::rc::Rc::new(self.settled.explained(index, &options())?);
+        self.explained.borrow_mut().insert(index, decision.clone());
+        Some(decision)
+    }
+
+    /// [`Analysis::explained`] for `namespace/name`.
+    pub fn explained_pod(&self, key: &str) -> Option<std::rc::Rc<PodDecision>> {
+        self.explained(self.decision_index(key)?)
     }
 
     /// Pods placed, over all workloads.
@@ -204,6 +225,14 @@ impl Analysis {
 /// `namespace/name` of a decision.
 pub fn pod_key(decision: &PodDecision) -> String {
     format!("{}/{}", decision.namespace, decision.name)
+}
+
+/// The engine's options: per-node detail for Pending pods (placed pods' on demand).
+fn options() -> Options {
+    Options {
+        detail: Detail::PendingOnly,
+        ..Options::default()
+    }
 }
 
 /// Loads `text`, expands workloads into the pods their controllers would create, simulates.
@@ -242,18 +271,8 @@ pub fn analyse(text: &str) -> Analysis {
             workload_of.insert(pod.key(), index);
         }
     }
-    let created: usize = scenario.workloads.iter().map(|w| w.to_create.len()).sum();
     let node_count = loaded.cluster.nodes.len();
-    let full_detail = created.saturating_mul(node_count.max(1)) <= FULL_DETAIL_BUDGET;
-    let options = Options {
-        detail: if full_detail {
-            Detail::All
-        } else {
-            Detail::PendingOnly
-        },
-        ..Options::default()
-    };
-    let settled = settle(scenario, &options);
+    let settled = settle(scenario, &options());
     let Simulation {
         decisions,
         snapshot,
@@ -397,7 +416,7 @@ pub fn analyse(text: &str) -> Analysis {
         zones,
         pending,
         node_count,
-        full_detail,
+        explained: Default::default(),
         loaded,
         settled,
         text: text.into(),
@@ -761,7 +780,8 @@ mod tests {
     fn the_spread_limit_is_the_engine_s() {
         // Lesson 1: zone counts 3/1/0 and maxSkew 2, so the limit is 0 + 2 (hand-derived).
         let analysis = analyse(crate::lessons::LESSONS[0].text);
-        let spread = &analysis.decisions()[0].explanation.as_ref().unwrap().spread[0];
+        let decision = analysis.explained(0).unwrap();
+        let spread = &decision.explanation.as_ref().unwrap().spread[0];
         assert_eq!((spread.global_minimum, spread.limit), (0, 2));
     }
 
@@ -778,7 +798,8 @@ mod tests {
         );
         let analysis = analyse(text);
         assert!(analysis.errors.is_empty(), "{:?}", analysis.errors);
-        let explanation = analysis.decisions()[0].explanation.as_ref().unwrap();
+        let decision = analysis.explained(0).unwrap();
+        let explanation = decision.explanation.as_ref().unwrap();
         assert_eq!(
             explanation.soft_spread[0].domains,
             BTreeMap::from([("zone-a".to_string(), 2), ("zone-b".to_string(), 0)])

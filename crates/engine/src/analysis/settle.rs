@@ -70,6 +70,44 @@ impl Settled {
         })
     }
 
+    /// The decision of the `index`-th scheduled pod (scheduling order, as in
+    /// [`Settled::simulation`]) with every per-node detail ([`Detail::All`]), computed on demand
+    /// when the settled decisions were made with less: the earlier pods are scheduled and bound
+    /// again without detail (their decisions do not depend on it) and the pod's cycle runs once
+    /// more with it. `options` must be the ones [`settle`] was given (their detail aside); `None`
+    /// past the last decision.
+    pub fn explained(&self, index: usize, options: &Options) -> Option<PodDecision> {
+        let decision = self.simulation.decisions.get(index)?;
+        if decision.explanation.is_some() || self.detail == Detail::All {
+            return Some(decision.clone());
+        }
+        let pods: Vec<Pod> = self
+            .scenario
+            .workloads
+            .iter()
+            .flat_map(|w| w.to_create.iter().cloned())
+            .collect();
+        let order = scheduler::queue_order(&pods);
+        let quiet = Options {
+            detail: Detail::None,
+            ..options.clone()
+        };
+        let (mut snapshot, _) = crate::framework::Snapshot::new(&self.scenario.cluster);
+        for &earlier in order.get(..index)? {
+            scheduler::schedule_and_bind(&mut snapshot, &pods[earlier], &quiet);
+        }
+        let detailed = Options {
+            detail: Detail::All,
+            ..options.clone()
+        };
+        let info = crate::framework::PodInfo::new(pods[*order.get(index)?].clone());
+        let cycle = scheduler::schedule_one(&mut snapshot, &info, &detailed);
+        Some(PodDecision {
+            explanation: cycle.explanation,
+            ..decision.clone()
+        })
+    }
+
     /// The workloads, in input order.
     pub fn workloads(&self) -> &[Workload] {
         &self.scenario.workloads

@@ -46,7 +46,7 @@ fn verdict_text(verdict: &NodeVerdict) -> String {
 
 fn node_table(decision: &PodDecision) -> Html {
     let Some(explanation) = &decision.explanation else {
-        return html! { <p class="muted">{ "Per-node detail is kept for Pending pods only in clusters this large." }</p> };
+        return html! {};
     };
     html! {
         <table class="verdicts" id="node-reasons">
@@ -416,10 +416,12 @@ fn controls(props: &ExplainProps) -> Html {
 #[function_component(ExplainPanel)]
 pub fn explain_panel(props: &ExplainProps) -> Html {
     let analysis = &props.analysis.0;
-    let decision = props
+    // The selected pod's decision with its per-node detail (computed on first selection).
+    let explained = props
         .selected_pod
         .as_deref()
-        .and_then(|key| analysis.decision(key));
+        .and_then(|key| analysis.explained_pod(key));
+    let decision = explained.as_deref();
     let pod_view = match (props.selected_pod.as_deref(), decision) {
         (None, _) => html! {
             <p class="muted" id="pod-help">{
