@@ -199,9 +199,8 @@ impl Analysis {
             .position(|d| d.namespace.len() + 1 + d.name.len() == key.len() && pod_key(d) == key)
     }
 
-    /// The `index`-th decision with its per-node detail (verdicts, scores, spread arithmetic):
-    /// kept for Pending pods, computed by the engine on first use for placed ones
-    /// (`Settled::explained`) and kept while this analysis lives.
+    /// The `index`-th decision with its per-node detail (verdicts, scores, spread arithmetic),
+    /// computed by the engine on first use (`Settled::explained`) and kept with the analysis.
     pub fn explained(&self, index: usize) -> Option<std::rc::Rc<PodDecision>> {
         if let Some(decision) = self.explained.borrow().get(&index) {
             return Some(decision.clone());

@@ -8,10 +8,10 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::common::{
-    DefaultingType, SpreadArgs, SpreadConstraint, get_constraints, node_has_all_keys,
-};
-use crate::framework::{NodeInfo, PodInfo, Snapshot};
+use alloc::rc::Rc;
+
+use super::common::{DefaultingType, SpreadArgs, SpreadConstraint, get_constraints};
+use crate::framework::{NodeInfo, PodInfo, Snapshot, TopologyIndex};
 use crate::model::{LABEL_HOSTNAME, WhenUnsatisfiable};
 use crate::plugins::helper::MAX_NODE_SCORE;
 
@@ -31,6 +31,50 @@ pub struct PreScoreState {
     /// Per constraint: matching pods on each node (snapshot index), read once at PreScore and
     /// reused by Score for the hostname key.
     pub node_match_counts: Vec<Vec<u32>>,
+    /// Per constraint: the snapshot's values of its key, and per value index the count of
+    /// `topology_value_to_pod_counts` (`None`: not a domain of the filtered nodes), so that Score
+    /// does no string lookups.
+    domains: Vec<Domains>,
+}
+
+/// One constraint's counts by value index (see [`PreScoreState`]).
+#[derive(Clone, Debug, PartialEq)]
+struct Domains {
+    index: Rc<TopologyIndex>,
+    /// One slot per value, and a last one for nodes without the key.
+    counts: Vec<Option<i64>>,
+    /// The slot of nodes without the key: upstream reads their value as `""`, the same domain
+    /// as a label with the empty value.
+    empty: usize,
+}
+
+impl Domains {
+    fn new(index: Rc<TopologyIndex>) -> Domains {
+        let counts = alloc::vec![None; index.values.len() + 1];
+        let empty = index
+            .values
+            .iter()
+            .position(String::is_empty)
+            .unwrap_or(index.values.len());
+        Domains {
+            index,
+            counts,
+            empty,
+        }
+    }
+
+    /// The slot of node `n`'s value (`""` when it lacks the key).
+    fn slot(&self, n: usize) -> usize {
+        match self.index.node_value[n] {
+            TopologyIndex::NO_VALUE => self.empty,
+            value => value as usize,
+        }
+    }
+
+    /// The value a slot stands for.
+    fn value(&self, slot: usize) -> String {
+        self.index.values.get(slot).cloned().unwrap_or_default()
+    }
 }
 
 /// `topologyNormalizingWeight`.
@@ -55,13 +99,19 @@ pub fn pre_score(
     // Only pods that received the built-in system defaults may be scored on nodes lacking a key.
     let require_all_topologies = !pod.pod.topology_spread_constraints.is_empty()
         || args.defaulting_type != DefaultingType::System;
+    let mut domains: Vec<Domains> = constraints
+        .iter()
+        .map(|c| Domains::new(snapshot.topology_index(&c.topology_key)))
+        .collect();
+    let has_all_keys = |domains: &[Domains], n: usize| {
+        domains
+            .iter()
+            .all(|d| d.index.node_value[n] != TopologyIndex::NO_VALUE)
+    };
     let mut ignored_nodes = BTreeSet::new();
-    let mut counts: Vec<BTreeMap<String, i64>> =
-        constraints.iter().map(|_| BTreeMap::new()).collect();
     let mut topology_size = alloc::vec![0usize; constraints.len()];
     for &node_index in filtered {
-        let labels = &snapshot.nodes[node_index].node.labels;
-        if require_all_topologies && !node_has_all_keys(labels, &constraints) {
+        if require_all_topologies && !has_all_keys(&domains, node_index) {
             ignored_nodes.insert(node_index);
             continue;
         }
@@ -69,13 +119,9 @@ pub fn pre_score(
             if constraint.topology_key == LABEL_HOSTNAME {
                 continue;
             }
-            let value = labels
-                .get(&constraint.topology_key)
-                .cloned()
-                .unwrap_or_default();
-            if let alloc::collections::btree_map::Entry::Vacant(entry) = counts[index].entry(value)
-            {
-                entry.insert(0);
+            let slot = domains[index].slot(node_index);
+            if domains[index].counts[slot].is_none() {
+                domains[index].counts[slot] = Some(0);
                 topology_size[index] += 1;
             }
         }
@@ -93,37 +139,54 @@ pub fn pre_score(
     let needs_affinity = constraints
         .iter()
         .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
+    // The inclusion policies read the node only when one of them is honoured.
+    let reads_nodes = needs_affinity
+        || constraints
+            .iter()
+            .any(|c| c.node_taints_policy == crate::model::NodeInclusionPolicy::Honor);
     let node_match_counts: Vec<Vec<u32>> = constraints
         .iter()
         .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |n| n.to_vec()))
         .collect();
     for (node_index, node_info) in snapshot.nodes.iter().enumerate() {
-        let node = &node_info.node;
-        if require_all_topologies && !node_has_all_keys(&node.labels, &constraints) {
+        if require_all_topologies && !has_all_keys(&domains, node_index) {
             continue;
         }
-        let affinity_matches = needs_affinity && pod.pod.matches_required_node_affinity(node);
+        let node = reads_nodes.then(|| &*node_info.node);
+        let affinity_matches =
+            needs_affinity && node.is_some_and(|n| pod.pod.matches_required_node_affinity(n));
         for (index, constraint) in constraints.iter().enumerate() {
-            if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
+            if let Some(node) = node
+                && !constraint.matches_node_inclusion_policies(pod, node, affinity_matches)
+            {
                 continue;
             }
-            let value = node
-                .labels
-                .get(&constraint.topology_key)
-                .map(String::as_str)
-                .unwrap_or("");
-            if let Some(count) = counts[index].get_mut(value) {
+            let table = &mut domains[index];
+            let slot = table.slot(node_index);
+            if let Some(count) = &mut table.counts[slot] {
                 *count += node_match_counts[index][node_index] as i64;
             }
         }
     }
+    let topology_value_to_pod_counts = domains
+        .iter()
+        .map(|table| {
+            table
+                .counts
+                .iter()
+                .enumerate()
+                .filter_map(|(slot, count)| count.map(|c| (table.value(slot), c)))
+                .collect()
+        })
+        .collect();
     Some(PreScoreState {
         constraints,
         ignored_nodes,
-        topology_value_to_pod_counts: counts,
+        topology_value_to_pod_counts,
         topology_normalizing_weight: weights,
         topology_size,
         node_match_counts,
+        domains,
     })
 }
 
@@ -133,22 +196,22 @@ fn score_for_count(count: i64, max_skew: i32, weight: f64) -> f64 {
 }
 
 /// Raw score: the weighted matching-pod counts of the node's domains, rounded once.
-pub fn score(state: &PreScoreState, node_index: usize, node: &NodeInfo) -> i64 {
+pub fn score(state: &PreScoreState, node_index: usize, _node: &NodeInfo) -> i64 {
     if state.ignored_nodes.contains(&node_index) {
         return 0;
     }
     let mut score = 0.0f64;
     for (index, constraint) in state.constraints.iter().enumerate() {
-        let Some(value) = node.node.labels.get(&constraint.topology_key) else {
+        let table = &state.domains[index];
+        // A node without the key adds nothing.
+        let value = table.index.node_value[node_index];
+        if value == TopologyIndex::NO_VALUE {
             continue;
-        };
+        }
         let count = if constraint.topology_key == LABEL_HOSTNAME {
             state.node_match_counts[index][node_index] as i64
         } else {
-            state.topology_value_to_pod_counts[index]
-                .get(value)
-                .copied()
-                .unwrap_or(0)
+            table.counts[value as usize].unwrap_or(0)
         };
         score += score_for_count(
             count,
