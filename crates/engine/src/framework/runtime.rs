@@ -315,17 +315,12 @@ pub struct ClassVerdicts {
 }
 
 impl ClassVerdicts {
-    /// The verdict of node `node_index` (of class `class`), if its class was evaluated.
+    /// The verdict of the nodes of class `class`, if one of them was evaluated.
     pub fn of(&self, class: u32) -> Option<&Option<Status>> {
         match self.slot[class as usize] {
             u32::MAX => None,
             slot => Some(&self.verdicts[slot as usize]),
         }
-    }
-
-    /// How many classes were evaluated (one node each).
-    pub fn evaluated(&self) -> usize {
-        self.verdicts.len()
     }
 }
 

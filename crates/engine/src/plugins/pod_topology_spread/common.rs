@@ -27,6 +27,40 @@ pub struct SpreadConstraint {
     pub node_taints_policy: NodeInclusionPolicy,
 }
 
+/// What asking `matchNodeInclusionPolicies` takes for one pod's constraints, decided once per
+/// cycle (PreFilter and PreScore) instead of per node.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InclusionReads {
+    /// A constraint honours node affinity and the pod has a `nodeSelector` or required node
+    /// affinity (without one, every node matches).
+    affinity: bool,
+    /// Some policy reads the node at all; else every node with the keys counts.
+    pub(crate) nodes: bool,
+}
+
+impl InclusionReads {
+    /// The reads of `constraints` for `pod`.
+    pub(crate) fn of(pod: &PodInfo, constraints: &[SpreadConstraint]) -> InclusionReads {
+        let affinity = pod.pod.has_required_node_affinity()
+            && constraints
+                .iter()
+                .any(|c| c.node_affinity_policy == NodeInclusionPolicy::Honor);
+        let taints = constraints
+            .iter()
+            .any(|c| c.node_taints_policy == NodeInclusionPolicy::Honor);
+        InclusionReads {
+            affinity,
+            nodes: affinity || taints,
+        }
+    }
+
+    /// The pod's required node affinity result for `node`, as
+    /// [`SpreadConstraint::matches_node_inclusion_policies`] takes it.
+    pub(crate) fn affinity_matches(&self, pod: &PodInfo, node: &Node) -> bool {
+        !self.affinity || pod.pod.matches_required_node_affinity(node)
+    }
+}
+
 impl SpreadConstraint {
     /// `matchNodeInclusionPolicies`: whether the node counts for this constraint. The caller passes the
     /// pod's required node affinity result for the node, computed once per node.

@@ -9,7 +9,9 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::common::{SpreadArgs, SpreadConstraint, get_constraints, node_has_all_keys};
+use super::common::{
+    InclusionReads, SpreadArgs, SpreadConstraint, get_constraints, node_has_all_keys,
+};
 use super::{ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH};
 use crate::framework::{Code, PodInfo, Snapshot, Status, TopologyIndex};
 use crate::model::{Node, Pod, WhenUnsatisfiable};
@@ -172,21 +174,12 @@ pub fn pre_filter(
             }
         })
         .collect();
-    // Without a nodeSelector or required node affinity every node matches: asked once, not per
-    // node.
-    let needs_affinity = pod.pod.has_required_node_affinity()
-        && constraints
-            .iter()
-            .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
     // Without required node affinity or a taints policy to honour, every node with the keys
     // counts: each constraint's counts are then summed over the domain indexes alone, without
     // reading the nodes.
-    let reads_nodes = needs_affinity
-        || constraints
-            .iter()
-            .any(|c| c.node_taints_policy == crate::model::NodeInclusionPolicy::Honor);
-    if reads_nodes {
-        count_reading_nodes(&constraints, &mut domains, pod, snapshot, needs_affinity);
+    let reads = InclusionReads::of(pod, &constraints);
+    if reads.nodes {
+        count_reading_nodes(&constraints, &mut domains, pod, snapshot, reads);
     } else {
         // All-keys gate: a node lacking any constraint's key is ignored for every constraint.
         let gate: Option<Vec<bool>> = (domains.len() > 1).then(|| {
@@ -243,7 +236,7 @@ fn count_reading_nodes(
     domains: &mut [DomainTable],
     pod: &PodInfo,
     snapshot: &Snapshot,
-    needs_affinity: bool,
+    reads: InclusionReads,
 ) {
     let all_counts: Vec<Vec<u32>> = constraints
         .iter()
@@ -258,7 +251,7 @@ fn count_reading_nodes(
             continue;
         }
         let node = &node_info.node;
-        let affinity_matches = !needs_affinity || pod.pod.matches_required_node_affinity(node);
+        let affinity_matches = reads.affinity_matches(pod, node);
         for (c_index, constraint) in constraints.iter().enumerate() {
             if !constraint.matches_node_inclusion_policies(pod, node, affinity_matches) {
                 continue;

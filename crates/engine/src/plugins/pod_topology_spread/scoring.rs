@@ -10,7 +10,9 @@ use alloc::vec::Vec;
 
 use alloc::rc::Rc;
 
-use super::common::{DefaultingType, SpreadArgs, SpreadConstraint, get_constraints};
+use super::common::{
+    DefaultingType, InclusionReads, SpreadArgs, SpreadConstraint, get_constraints,
+};
 use crate::framework::{NodeInfo, PodInfo, Snapshot, TopologyIndex};
 use crate::model::{LABEL_HOSTNAME, WhenUnsatisfiable};
 use crate::plugins::helper::MAX_NODE_SCORE;
@@ -136,14 +138,8 @@ pub fn pre_score(
             topology_normalizing_weight(topology_size[index])
         })
         .collect();
-    let needs_affinity = constraints
-        .iter()
-        .any(|c| c.node_affinity_policy == crate::model::NodeInclusionPolicy::Honor);
-    // The inclusion policies read the node only when one of them is honoured.
-    let reads_nodes = needs_affinity
-        || constraints
-            .iter()
-            .any(|c| c.node_taints_policy == crate::model::NodeInclusionPolicy::Honor);
+    // The inclusion policies read the node only when one of them must be asked per node.
+    let reads = InclusionReads::of(pod, &constraints);
     let node_match_counts: Vec<Vec<u32>> = constraints
         .iter()
         .map(|c| snapshot.with_match_counts(&pod.pod.namespace, &c.selector, |n| n.to_vec()))
@@ -152,9 +148,8 @@ pub fn pre_score(
         if require_all_topologies && !has_all_keys(&domains, node_index) {
             continue;
         }
-        let node = reads_nodes.then(|| &*node_info.node);
-        let affinity_matches =
-            needs_affinity && node.is_some_and(|n| pod.pod.matches_required_node_affinity(n));
+        let node = reads.nodes.then(|| &*node_info.node);
+        let affinity_matches = node.is_some_and(|n| reads.affinity_matches(pod, n));
         for (index, constraint) in constraints.iter().enumerate() {
             if let Some(node) = node
                 && !constraint.matches_node_inclusion_policies(pod, node, affinity_matches)
