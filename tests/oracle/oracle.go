@@ -181,6 +181,7 @@ func newOracle(ctx context.Context, e *env, sc *scenario) (*oracle, error) {
 	if o.fw == nil {
 		return nil, fmt.Errorf("profile %q not built", prof.SchedulerName)
 	}
+	o.installBinder()
 	snap, ok := o.fw.SnapshotSharedLister().(*internalcache.Snapshot)
 	if !ok {
 		return nil, fmt.Errorf("unexpected snapshot type %T", o.fw.SnapshotSharedLister())

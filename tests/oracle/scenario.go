@@ -18,6 +18,7 @@ import (
 	corev1defaults "k8s.io/kubernetes/pkg/apis/core/v1"
 	policyv1defaults "k8s.io/kubernetes/pkg/apis/policy/v1"
 	schedulingv1defaults "k8s.io/kubernetes/pkg/apis/scheduling/v1"
+	storagev1defaults "k8s.io/kubernetes/pkg/apis/storage/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -93,6 +94,7 @@ func newScheme() *runtime.Scheme {
 	must(appsv1defaults.RegisterDefaults(s))
 	must(policyv1defaults.RegisterDefaults(s))
 	must(schedulingv1defaults.RegisterDefaults(s))
+	must(storagev1defaults.RegisterDefaults(s))
 	return s
 }
 
@@ -183,6 +185,10 @@ func (d *decoder) build(raw *rawScenario, mode decodeMode) (*scenario, error) {
 		if acc.GetUID() == "" {
 			// Deterministic UIDs: the cache and the nominator key pods by UID.
 			acc.SetUID(types.UID(fmt.Sprintf("%s/%s/%s", gvk.Kind, acc.GetNamespace(), acc.GetName())))
+		}
+		if acc.GetResourceVersion() == "" && (gvk.Kind == "PersistentVolume" || gvk.Kind == "PersistentVolumeClaim") {
+			// Stored objects have one; the scheduler's volume assume caches compare them.
+			acc.SetResourceVersion("1")
 		}
 		d.applyDefaults(obj, mode)
 		if p, ok := obj.(*v1.Pod); ok && mode.plugin() {

@@ -15,7 +15,11 @@
 //! Added to `objects`: for each Deployment, the ReplicaSet its controller would create
 //! (`<name>-<pod-template-hash>`, selector and template labels with `pod-template-hash`), because
 //! spreadlab puts that ReplicaSet in the cluster too and PodTopologySpread's system default
-//! constraints find a pod's selector through it (`helper.DefaultSelector`).
+//! constraints find a pod's selector through it (`helper.DefaultSelector`). A StatefulSet is
+//! added as written, with the claims its controller creates from `volumeClaimTemplates` before
+//! each pod (`<template>-<pod>`, the default class filled in as DefaultStorageClass admission
+//! does) where the cluster has none; its pods carry those claims as `persistentVolumeClaim`
+//! volumes, as `updateStorage` writes them.
 //!
 //! `schedule` holds the concrete pods spreadlab schedules (the CLI's expansion:
 //! [`Workload::pods_to_create`] per workload in reading order, then the scheduling queue's order,
@@ -34,7 +38,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
-use spreadlab_engine::model::Pod;
+use spreadlab_engine::model::{ClaimTemplate, Pod, Storage, VolumeSource};
 use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
 use spreadlab_k8s::{LoadOptions, Loaded, Source, Workload, WorkloadKind};
 
@@ -198,28 +202,31 @@ fn is_workload(object: &Value) -> bool {
     }
 }
 
-/// Builds the oracle's scenario (see the module documentation). Only Deployments are supported as
-/// workloads; anything else is an `Err`, as is a schedule pod that does not convert back to the pod
-/// spreadlab schedules.
+/// Builds the oracle's scenario (see the module documentation). Only Deployments and StatefulSets
+/// are supported as workloads; anything else is an `Err`, as is a schedule pod that does not
+/// convert back to the pod spreadlab schedules.
 pub fn oracle_input(scenario: &Scenario) -> Result<Value, String> {
     let mut raw = Vec::new();
     for source in &scenario.sources {
         raw.extend(raw_objects(source)?);
     }
     let (workloads, mut objects): (Vec<Value>, Vec<Value>) = raw.into_iter().partition(is_workload);
-    let deployment_of = |workload: &Workload| -> Result<&Value, String> {
-        if workload.kind != WorkloadKind::Deployment {
-            return Err(format!(
-                "{}: {} is a {}; only Deployments are recorded",
-                scenario.name,
-                workload.key(),
-                workload.kind
-            ));
-        }
+    let object_of = |workload: &Workload| -> Result<&Value, String> {
+        let kind = match workload.kind {
+            WorkloadKind::Deployment => "Deployment",
+            WorkloadKind::StatefulSet => "StatefulSet",
+            other => {
+                return Err(format!(
+                    "{}: {} is a {other}; only Deployments and StatefulSets are recorded",
+                    scenario.name,
+                    workload.key(),
+                ));
+            }
+        };
         workloads
             .iter()
             .find(|w| {
-                w["kind"] == "Deployment"
+                w["kind"] == kind
                     && w["metadata"]["name"] == workload.name.as_str()
                     && namespace_of(w) == workload.namespace
             })
@@ -232,12 +239,45 @@ pub fn oracle_input(scenario: &Scenario) -> Result<Value, String> {
             })
     };
     for workload in &scenario.loaded.workloads {
-        objects.push(replica_set(workload, deployment_of(workload)?)?);
+        let object = object_of(workload)?;
+        if workload.kind == WorkloadKind::StatefulSet {
+            let mut set = object.clone();
+            set["metadata"]["namespace"] = json!(workload.namespace);
+            objects.push(set);
+        } else {
+            objects.push(replica_set(workload, object)?);
+        }
+    }
+    // The claims the StatefulSet controller creates before each pod (`createPersistentVolumeClaims`),
+    // as admission stores them (DefaultStorageClass fills in the default class).
+    let storage = &scenario.loaded.cluster.storage;
+    let mut made = std::collections::BTreeSet::new();
+    for (pod, &index) in scenario.pods.iter().zip(&scenario.workload_of) {
+        let object = object_of(&scenario.loaded.workloads[index])?;
+        for volume in &pod.volumes {
+            let VolumeSource::Template(template) = &volume.source else {
+                continue;
+            };
+            let name = template.claim_name(&pod.name);
+            if template.ephemeral
+                || storage.claim(&pod.namespace, &name).is_some()
+                || !made.insert((pod.namespace.clone(), name.clone()))
+            {
+                continue;
+            }
+            objects.push(claim_object(
+                object,
+                template,
+                &pod.namespace,
+                &name,
+                storage,
+            )?);
+        }
     }
     let mut schedule = Vec::new();
     for (pod, &index) in scenario.pods.iter().zip(&scenario.workload_of) {
         let workload = &scenario.loaded.workloads[index];
-        let value = schedule_pod(pod, workload, deployment_of(workload)?)?;
+        let value = schedule_pod(pod, workload, object_of(workload)?)?;
         check_round_trip(&value, pod)?;
         schedule.push(value);
     }
@@ -321,9 +361,43 @@ fn replica_set(workload: &Workload, deployment: &Value) -> Result<Value, String>
     }))
 }
 
-/// One pod to schedule: the template as written plus what controller and admission add.
-fn schedule_pod(pod: &Pod, workload: &Workload, deployment: &Value) -> Result<Value, String> {
-    let template = &deployment["spec"]["template"];
+/// The claim of `template` the StatefulSet controller makes for a pod: the template's metadata
+/// and spec as written, named `name`, with the class admission gives it.
+fn claim_object(
+    set: &Value,
+    template: &ClaimTemplate,
+    namespace: &str,
+    name: &str,
+    storage: &Storage,
+) -> Result<Value, String> {
+    let written = set["spec"]["volumeClaimTemplates"]
+        .as_array()
+        .and_then(|list| {
+            list.iter()
+                .find(|t| t["metadata"]["name"] == template.name.as_str())
+        })
+        .ok_or_else(|| format!("no volumeClaimTemplate {}", template.name))?;
+    let mut claim = json!({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": written["metadata"].clone(),
+        "spec": written["spec"].clone(),
+    });
+    claim["metadata"]["name"] = json!(name);
+    claim["metadata"]["namespace"] = json!(namespace);
+    let class = template
+        .make_claim(namespace, name, storage)
+        .spec
+        .storage_class;
+    if template.class_unset && !class.is_empty() {
+        claim["spec"]["storageClassName"] = json!(class);
+    }
+    Ok(claim)
+}
+
+/// One pod to schedule: the template as written plus what controller and admission add (a
+/// StatefulSet's claim volumes as its controller's `updateStorage` writes them).
+fn schedule_pod(pod: &Pod, workload: &Workload, owner: &Value) -> Result<Value, String> {
+    let template = &owner["spec"]["template"];
     let mut metadata = template["metadata"]
         .as_object()
         .cloned()
@@ -341,7 +415,31 @@ fn schedule_pod(pod: &Pod, workload: &Workload, deployment: &Value) -> Result<Va
             }]),
         );
     }
-    let spec: Map<String, Value> = template["spec"].as_object().cloned().unwrap_or_default();
+    let mut spec: Map<String, Value> = template["spec"].as_object().cloned().unwrap_or_default();
+    let claims: Vec<Value> = pod
+        .volumes
+        .iter()
+        .filter_map(|v| match &v.source {
+            VolumeSource::Template(t) if !t.ephemeral => Some(json!({
+                "name": v.name, "persistentVolumeClaim": {"claimName": t.claim_name(&pod.name)},
+            })),
+            _ => None,
+        })
+        .collect();
+    if !claims.is_empty() {
+        let mut volumes = claims;
+        for volume in spec
+            .get("volumes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if !volumes.iter().any(|c| c["name"] == volume["name"]) {
+                volumes.push(volume.clone());
+            }
+        }
+        spec.insert("volumes".into(), Value::Array(volumes));
+    }
     if spec
         .get("nodeName")
         .and_then(Value::as_str)
@@ -365,6 +463,16 @@ fn check_round_trip(value: &Value, pod: &Pod) -> Result<(), String> {
     // Resolved from the PriorityClasses by both sides' Priority admission.
     converted.priority = pod.priority;
     converted.preemption_policy = pod.preemption_policy;
+    // The StatefulSet controller writes a template's claim as a `persistentVolumeClaim`.
+    let mut pod = pod.clone();
+    for volume in &mut pod.volumes {
+        if let VolumeSource::Template(t) = &volume.source
+            && !t.ephemeral
+        {
+            volume.source = VolumeSource::Claim(t.claim_name(&pod.name));
+        }
+    }
+    let pod = &pod;
     if converted != *pod {
         return Err(format!(
             "{}: the oracle's pod would differ from spreadlab's:\n  oracle: {converted:?}\n  spreadlab: {pod:?}",

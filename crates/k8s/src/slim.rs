@@ -1,6 +1,6 @@
 //! Bound pods cut down to the fields the loader reads from them (`convert/pod.rs`
 //! `convert_pod`, `load/workloads.rs` `add_pod`), parsed straight into their API types: a real
-//! pod's env, volumes, probes and status conditions are skipped while parsing instead of being
+//! pod's env, volume contents, probes and status conditions are skipped while parsing instead of being
 //! allocated, and no JSON document tree is built in between ([`crate::Object::Pod`]). The
 //! admission policy reads the host's pod lists this way (its `tests/slim.rs` checks that a
 //! slimmed pod loads exactly like the whole one on every seed cluster).
@@ -96,6 +96,28 @@ pub struct SlimSpec {
     pub affinity: Option<core_api::Affinity>,
     #[serde(default)]
     pub topology_spread_constraints: Option<Vec<core_api::TopologySpreadConstraint>>,
+    #[serde(default)]
+    pub volumes: Option<Vec<SlimVolume>>,
+}
+
+/// The volume fields scheduling reads: claims and the inline disks VolumeRestrictions compares.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each field is the volume field of the same name
+pub struct SlimVolume {
+    pub name: String,
+    #[serde(default)]
+    pub persistent_volume_claim: Option<core_api::PersistentVolumeClaimVolumeSource>,
+    #[serde(default)]
+    pub ephemeral: Option<core_api::EphemeralVolumeSource>,
+    #[serde(default)]
+    pub gce_persistent_disk: Option<core_api::GCEPersistentDiskVolumeSource>,
+    #[serde(default)]
+    pub aws_elastic_block_store: Option<core_api::AWSElasticBlockStoreVolumeSource>,
+    #[serde(default)]
+    pub iscsi: Option<core_api::ISCSIVolumeSource>,
+    #[serde(default)]
+    pub rbd: Option<core_api::RBDVolumeSource>,
 }
 
 /// The container fields scheduling reads.
@@ -182,6 +204,9 @@ impl SlimPod {
                 tolerations: spec.tolerations,
                 affinity: spec.affinity,
                 topology_spread_constraints: spec.topology_spread_constraints,
+                volumes: spec
+                    .volumes
+                    .map(|list| list.into_iter().map(volume).collect()),
                 ..core_api::PodSpec::default()
             }),
             status: self.status.map(|status| core_api::PodStatus {
@@ -202,6 +227,19 @@ fn container(c: SlimContainer) -> core_api::Container {
         ports: c.ports,
         restart_policy: c.restart_policy,
         ..core_api::Container::default()
+    }
+}
+
+fn volume(v: SlimVolume) -> core_api::Volume {
+    core_api::Volume {
+        name: v.name,
+        persistent_volume_claim: v.persistent_volume_claim,
+        ephemeral: v.ephemeral,
+        gce_persistent_disk: v.gce_persistent_disk,
+        aws_elastic_block_store: v.aws_elastic_block_store,
+        iscsi: v.iscsi,
+        rbd: v.rbd,
+        ..core_api::Volume::default()
     }
 }
 
@@ -227,7 +265,9 @@ mod tests {
         });
         let pod = SlimPod::from_value(&pod).unwrap().into_pod();
         let spec = pod.spec.as_ref().unwrap();
-        assert!(spec.volumes.is_none());
+        let volumes = spec.volumes.as_ref().unwrap();
+        assert_eq!(volumes[0].name, "v");
+        assert!(volumes[0].empty_dir.is_none());
         assert!(spec.containers[0].env.is_none());
         assert_eq!(spec.node_name.as_deref(), Some("n"));
         assert!(pod.status.as_ref().unwrap().conditions.is_none());

@@ -334,11 +334,11 @@ fn byte_order_marks_generated_names_removed_apis_and_cluster_scope() {
     );
 
     let skipped = load_text(
-        "sc.yaml",
-        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\nprovisioner: x\n",
+        "ic.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
     );
     assert_eq!(
         skipped.warnings[0].object.as_deref(),
-        Some("StorageClass/fast")
+        Some("IngressClass/nginx")
     );
 }

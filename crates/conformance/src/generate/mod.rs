@@ -177,7 +177,7 @@ pub fn scenario(seed: u64) -> Value {
     g.nodes(&mut objects);
     g.apps();
     let bound = g.bound_pods();
-    let schedule = g.incoming_pods();
+    let mut schedule = g.incoming_pods();
     g.controllers(&mut objects);
     objects.extend(bound);
     // Namespaces first (as `kubectl get` lists them), then the rest.
@@ -202,6 +202,7 @@ pub fn scenario(seed: u64) -> Value {
         }));
     }
     namespace_objects.extend(objects);
+    storage::add_storage(seed, &mut namespace_objects, &mut schedule);
     json!({
         "name": format!("random-{seed}"),
         "objects": namespace_objects,
@@ -224,6 +225,7 @@ fn cpu(millis: i64) -> String {
 mod cluster;
 mod pods;
 mod rules;
+mod storage;
 
 /// RFC 3339 UTC time of a Unix timestamp (for `status.startTime`).
 fn format_time(unix: i64) -> String {

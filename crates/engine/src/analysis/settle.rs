@@ -70,6 +70,32 @@ impl Settled {
         })
     }
 
+    /// The claim volumes of pod `namespace/name` (a bound or placed pod, or a Pending replica)
+    /// and where their volumes live once the placed replicas' claims are bound.
+    pub fn volume_summaries(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Vec<crate::model::VolumeSummary> {
+        let bound = self
+            .cluster
+            .pods
+            .iter()
+            .map(|p| &**p)
+            .find(|p| p.namespace == namespace && p.name == name);
+        let pending = || {
+            self.pending
+                .iter()
+                .flatten()
+                .map(|(p, _)| p)
+                .find(|p| p.namespace == namespace && p.name == name)
+        };
+        bound
+            .or_else(pending)
+            .map(|pod| self.cluster.storage.volume_summaries(pod))
+            .unwrap_or_default()
+    }
+
     /// The decision of the `index`-th scheduled pod (scheduling order, as in
     /// [`Settled::simulation`]) with every per-node detail ([`Detail::All`]), computed on demand
     /// when the settled decisions were made with less: the earlier pods are scheduled and bound
@@ -201,6 +227,8 @@ pub(crate) fn place(cluster: &Cluster, workloads: &[Workload], options: &Options
             None => pending[owner[index]].push((pod, decision.clone())),
         }
     }
+    // Claims the placed replicas bound (or had made for them) stay bound.
+    settled.storage = simulation.snapshot.storage.clone();
     Placed {
         cluster: settled,
         members,

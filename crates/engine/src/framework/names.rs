@@ -4,8 +4,7 @@ use core::fmt;
 
 /// A scheduler plugin of the default profile that affects placement.
 ///
-/// Volume and DRA plugins are no-ops for pods without volumes or claims and are not modelled; see
-/// `ARCHITECTURE.md`.
+/// DynamicResources' Filter and Score are not modelled (see `ARCHITECTURE.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PluginName {
     /// `NodeUnschedulable`.
@@ -20,6 +19,14 @@ pub enum PluginName {
     NodePorts,
     /// `NodeResourcesFit`.
     NodeResourcesFit,
+    /// `VolumeRestrictions`.
+    VolumeRestrictions,
+    /// `NodeVolumeLimits`.
+    NodeVolumeLimits,
+    /// `VolumeBinding`.
+    VolumeBinding,
+    /// `VolumeZone`.
+    VolumeZone,
     /// `PodTopologySpread`.
     PodTopologySpread,
     /// `InterPodAffinity`.
@@ -36,13 +43,17 @@ pub enum PluginName {
 
 impl PluginName {
     /// Every plugin, in default-profile order.
-    pub const ALL: [PluginName; 12] = [
+    pub const ALL: [PluginName; 16] = [
         PluginName::NodeUnschedulable,
         PluginName::NodeName,
         PluginName::TaintToleration,
         PluginName::NodeAffinity,
         PluginName::NodePorts,
         PluginName::NodeResourcesFit,
+        PluginName::VolumeRestrictions,
+        PluginName::NodeVolumeLimits,
+        PluginName::VolumeBinding,
+        PluginName::VolumeZone,
         PluginName::PodTopologySpread,
         PluginName::InterPodAffinity,
         PluginName::DynamicResources,
@@ -60,6 +71,10 @@ impl PluginName {
             PluginName::NodeAffinity => "NodeAffinity",
             PluginName::NodePorts => "NodePorts",
             PluginName::NodeResourcesFit => "NodeResourcesFit",
+            PluginName::VolumeRestrictions => "VolumeRestrictions",
+            PluginName::NodeVolumeLimits => "NodeVolumeLimits",
+            PluginName::VolumeBinding => "VolumeBinding",
+            PluginName::VolumeZone => "VolumeZone",
             PluginName::PodTopologySpread => "PodTopologySpread",
             PluginName::InterPodAffinity => "InterPodAffinity",
             PluginName::DynamicResources => "DynamicResources",

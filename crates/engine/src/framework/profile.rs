@@ -31,8 +31,8 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// The default profile of kube-scheduler v1.35 (`getDefaultPlugins`) restricted to the plugins
-    /// that affect pods without volumes or resource claims.
+    /// The default profile of kube-scheduler v1.35 (`getDefaultPlugins`), without DynamicResources'
+    /// Filter and Score (not modelled; no-ops for pods without resource claims).
     pub fn default_v1_35() -> Profile {
         Profile {
             filters: Vec::from([
@@ -42,6 +42,10 @@ impl Profile {
                 PluginName::NodeAffinity,
                 PluginName::NodePorts,
                 PluginName::NodeResourcesFit,
+                PluginName::VolumeRestrictions,
+                PluginName::NodeVolumeLimits,
+                PluginName::VolumeBinding,
+                PluginName::VolumeZone,
                 PluginName::PodTopologySpread,
                 PluginName::InterPodAffinity,
             ]),

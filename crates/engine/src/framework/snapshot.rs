@@ -34,6 +34,9 @@ pub struct Snapshot {
     pub controllers: Vec<Controller>,
     /// PodDisruptionBudgets.
     pub pdbs: Vec<PodDisruptionBudget>,
+    /// Claims, volumes, classes and CSI objects; binding a pod binds its claims here (the end
+    /// state of VolumeBinding's PreBind and the PV controller).
+    pub storage: Arc<crate::model::Storage>,
     /// How many nodes list each image name (ImageLocality's spread factor).
     pub image_num_nodes: BTreeMap<String, usize>,
     /// Number of nodes that hold at least one pod with pod (anti-)affinity.
@@ -132,6 +135,7 @@ impl Snapshot {
             services: cluster.services.clone(),
             controllers: cluster.controllers.clone(),
             pdbs: cluster.pdbs.clone(),
+            storage: cluster.storage.clone(),
             image_num_nodes: BTreeMap::new(),
             n_nodes_with_affinity_pods: 0,
             n_nodes_with_required_anti_affinity_pods: 0,
@@ -224,6 +228,7 @@ impl Snapshot {
             services: self.services.clone(),
             controllers: self.controllers.clone(),
             pdbs: self.pdbs.clone(),
+            storage: self.storage.clone(),
             image_num_nodes,
             match_counts: RefCell::new(BTreeMap::new()),
             topology_indexes: RefCell::new(BTreeMap::new()),

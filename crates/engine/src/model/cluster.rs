@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use super::labels::{Labels, Selector};
 use super::node::Node;
 use super::pod::Pod;
+use super::storage::Storage;
 
 /// A Namespace and its labels (for `namespaceSelector`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -124,4 +125,6 @@ pub struct Cluster {
     pub controllers: Vec<Controller>,
     /// PodDisruptionBudgets.
     pub pdbs: Vec<PodDisruptionBudget>,
+    /// Claims, volumes, classes and CSI objects (shared until a simulation binds a claim).
+    pub storage: Arc<Storage>,
 }

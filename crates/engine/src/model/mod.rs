@@ -9,8 +9,10 @@ pub mod node;
 pub mod pod;
 pub mod quantity;
 pub mod resources;
+pub mod storage;
 pub mod taint;
 pub mod validation;
+pub mod volumes;
 pub mod workload;
 
 pub use cluster::{
@@ -25,5 +27,11 @@ pub use pod::{
 };
 pub use quantity::{Quantity, QuantityError};
 pub use resources::{Resource, ResourceList};
+pub use storage::{
+    AccessMode, BindingMode, ClaimRef, ClaimSpec, CsiNodeDriver, CsiStorageCapacity,
+    NOT_SUPPORTED_PROVISIONER, PersistentVolume, PersistentVolumeClaim, Storage, StorageClass,
+    TopologyTerm, VolumeAttachment, VolumeMode, VolumePhase,
+};
 pub use taint::{Taint, TaintEffect, Toleration, TolerationOperator};
+pub use volumes::{ClaimTemplate, PodVolume, VolumeSource, VolumeSummary};
 pub use workload::{RolloutSpec, Scenario, Strategy, Workload, stateful_set_max_unavailable};

@@ -7,6 +7,7 @@ use super::labels::{Labels, Requirement, Selector};
 use super::node::Node;
 use super::resources::ResourceList;
 use super::taint::Toleration;
+use super::volumes::PodVolume;
 
 /// `pod.status.phase`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -101,17 +102,21 @@ impl NodeSelectorTerm {
     /// Whether the term matches a node: every expression on labels and every field requirement.
     /// An empty term matches nothing (component-helpers drops it).
     pub fn matches(&self, node: &Node) -> bool {
+        self.matches_labels(&node.labels, &node.name)
+    }
+
+    /// [`NodeSelectorTerm::matches`] for a node given by its labels and name (a PersistentVolume's
+    /// node affinity is checked against a node with labels and no name, `CheckNodeAffinity`).
+    pub fn matches_labels(&self, labels: &Labels, name: &str) -> bool {
         if self.parse_error.is_some()
             || (self.match_expressions.is_empty() && self.match_fields.is_empty())
         {
             return false;
         }
-        self.match_expressions
-            .iter()
-            .all(|r| r.matches(&node.labels))
+        self.match_expressions.iter().all(|r| r.matches(labels))
             && self.match_fields.iter().all(|r| {
                 let mut fields = Labels::new();
-                fields.insert(String::from(OBJECT_NAME_FIELD), node.name.clone());
+                fields.insert(String::from(OBJECT_NAME_FIELD), String::from(name));
                 r.matches(&fields)
             })
     }
@@ -268,6 +273,8 @@ pub struct Pod {
     pub host_network: bool,
     /// `spec.schedulingGates` is non-empty: the pod never reaches the scheduling queue.
     pub scheduling_gated: bool,
+    /// `spec.volumes` (the volume plugins read claims and inline disks).
+    pub volumes: Vec<PodVolume>,
 }
 
 impl Pod {

@@ -10,7 +10,8 @@ use alloc::vec::Vec;
 
 use super::{
     image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources,
-    node_unschedulable, pod_topology_spread, taint_toleration,
+    node_unschedulable, node_volume_limits, pod_topology_spread, taint_toleration, volume_binding,
+    volume_restrictions, volume_zone,
 };
 use crate::framework::runtime::PluginSet;
 use crate::framework::{NodeInfo, PluginName, PodInfo, Profile, Snapshot, Status};
@@ -31,6 +32,12 @@ pub struct CycleState {
     pub spread: Option<pod_topology_spread::PreFilterState>,
     /// InterPodAffinity's counts.
     pub inter_pod_affinity: Option<inter_pod_affinity::PreFilterState>,
+    /// VolumeRestrictions' claims in use.
+    pub volume_restrictions: Option<volume_restrictions::PreFilterState>,
+    /// VolumeBinding's claims.
+    pub volume_binding: Option<volume_binding::PreFilterState>,
+    /// VolumeZone's volume topologies.
+    pub volume_zone: Option<volume_zone::PreFilterState>,
 }
 
 /// PreFilter of `plugin`: its status and, for plugins that narrow the nodes (NodeAffinity), the
@@ -61,6 +68,22 @@ pub fn pre_filter(
         }
         // NodeResourcesFit's PreFilter only computes the pod's requests, done once in PodInfo.
         PluginName::NodeResourcesFit => (Status::success(), None),
+        PluginName::VolumeRestrictions => {
+            let (status, restrictions) = volume_restrictions::pre_filter(pod, snapshot);
+            state.volume_restrictions = restrictions;
+            (status, None)
+        }
+        PluginName::NodeVolumeLimits => (node_volume_limits::pre_filter(pod), None),
+        PluginName::VolumeBinding => {
+            let (status, binding) = volume_binding::pre_filter(pod, snapshot);
+            state.volume_binding = binding;
+            (status, None)
+        }
+        PluginName::VolumeZone => {
+            let (status, zone) = volume_zone::pre_filter(pod, snapshot);
+            state.volume_zone = zone;
+            (status, None)
+        }
         _ => return None,
     })
 }
@@ -83,6 +106,19 @@ pub fn filter(
         PluginName::NodeAffinity => node_affinity::filter(&profile.node_affinity, pod, node),
         PluginName::NodePorts => node_ports::filter(pod, node),
         PluginName::NodeResourcesFit => node_resources::fit_filter(&profile.fit, pod, node),
+        PluginName::VolumeRestrictions => match &state.volume_restrictions {
+            Some(restrictions) => volume_restrictions::filter(restrictions, snapshot, pod, node),
+            None => Status::success(),
+        },
+        PluginName::NodeVolumeLimits => node_volume_limits::filter(snapshot, pod, node),
+        PluginName::VolumeBinding => match &state.volume_binding {
+            Some(binding) => volume_binding::filter(binding, snapshot, node),
+            None => Status::success(),
+        },
+        PluginName::VolumeZone => match &state.volume_zone {
+            Some(zone) => volume_zone::filter(zone, pod, node),
+            None => Status::success(),
+        },
         PluginName::PodTopologySpread => match &state.spread {
             Some(spread) => pod_topology_spread::filter(spread, node_index),
             None => Status::success(),
@@ -107,6 +143,11 @@ pub fn filter_reads_node_identity(
     match plugin {
         PluginName::NodeName => node_name::reads_node_identity(pod),
         PluginName::NodeAffinity => node_affinity::reads_node_identity(&profile.node_affinity, pod),
+        PluginName::VolumeRestrictions => volume_restrictions::reads_node_identity(pod),
+        PluginName::NodeVolumeLimits => node_volume_limits::reads_node_identity(pod),
+        PluginName::VolumeBinding => {
+            volume_binding::reads_node_identity(state.volume_binding.as_ref())
+        }
         PluginName::PodTopologySpread => {
             pod_topology_spread::filter_reads_node_identity(state.spread.as_ref())
         }
@@ -154,6 +195,9 @@ pub fn update_state(
     }
     if let Some(affinity) = &mut state.inter_pod_affinity {
         affinity.update_with_pod(snapshot, info, node_index, delta, &incoming.pod);
+    }
+    if let Some(restrictions) = &mut state.volume_restrictions {
+        restrictions.update_with_pod(&info.pod, delta);
     }
 }
 
@@ -241,4 +285,30 @@ pub fn score(
         _ => return Ok(None),
     };
     Ok(Some((raw, normalized)))
+}
+
+/// Reserve and PreBind of the profile's plugins for `pod` bound to `node_index`, as the cluster
+/// ends up once they are done: VolumeBinding's claims are bound on the node (its
+/// `AssumePodVolumes` and `BindPodVolumes`, completed by the PV controller or a provisioner).
+/// Runs before the pod itself is bound.
+pub fn reserve(profile: &Profile, snapshot: &mut Snapshot, pod: &PodInfo, node_index: usize) {
+    if !profile.filters.contains(&PluginName::VolumeBinding) {
+        return;
+    }
+    let (status, Some(state)) = volume_binding::pre_filter(pod, snapshot) else {
+        return;
+    };
+    let node = snapshot.nodes[node_index].node.clone();
+    if let (true, Ok((volumes, reasons))) = (
+        status.is_success(),
+        volume_binding::find_pod_volumes(&state, &snapshot.storage, &node),
+    ) && reasons.is_empty()
+        && volumes != volume_binding::PodVolumes::default()
+    {
+        volume_binding::bind_pod_volumes(
+            alloc::sync::Arc::make_mut(&mut snapshot.storage),
+            &node,
+            &volumes,
+        );
+    }
 }

@@ -71,6 +71,7 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
             // The retry evaluates only the nominated node and binds it without scoring, so no
             // node is "top-scored"; the message stays the FitError of the preempting cycle, which
             // is what the pod's FailedScheduling event shows (both checked with the oracle).
+            crate::plugins::registry::reserve(&options.profile, snapshot, &info, nominated);
             snapshot.bind(info, nominated);
             decision.node = Some(preemption.nominated_node.clone());
             preemption.placed = true;
@@ -84,6 +85,7 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
     }
     if let Some(node) = &decision.node {
         let node_index = snapshot.node_index[node];
+        crate::plugins::registry::reserve(&options.profile, snapshot, &info, node_index);
         snapshot.bind(info, node_index);
     }
     decision

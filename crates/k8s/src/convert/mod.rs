@@ -5,6 +5,7 @@
 mod node;
 mod pod;
 mod selector;
+pub(crate) mod storage;
 
 pub use node::convert_node;
 pub use pod::{convert_pod, convert_pod_validated, selector_parse_errors};

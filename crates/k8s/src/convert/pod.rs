@@ -200,6 +200,7 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
     if let Some(affinity) = &spec.affinity {
         converted.affinity = convert_affinity(affinity, "spec.affinity")?;
     }
+    converted.volumes = super::storage::convert_volumes(spec.volumes.as_ref())?;
     for (index, constraint) in spec
         .topology_spread_constraints
         .iter()

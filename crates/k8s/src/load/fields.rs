@@ -118,3 +118,15 @@ fn removed_api(value: &Value) -> Option<String> {
         "{api_version} {kind} was removed in Kubernetes {removed_in}; use apiVersion {current} (the fields are the same or close: see the deprecated API migration guide)"
     ))
 }
+
+/// A JSON type's name for messages.
+pub(super) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a sequence",
+        Value::Object(_) => "a mapping",
+    }
+}

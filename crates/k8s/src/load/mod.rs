@@ -22,10 +22,12 @@ mod admission_objects;
 mod fields;
 mod identity;
 mod revisions;
+mod storage;
 mod validation;
 mod workloads;
 
 use admission_objects::{Admit, LimitRangeDefaults, RuntimeClassInfo};
+use fields::type_name;
 use revisions::{LiveControllerRevision, LiveReplicaSet};
 use validation::{checked_replicas, deployment_spec, pdb_spec, stateful_set_spec};
 
@@ -170,18 +172,6 @@ pub(crate) struct Loader<'o> {
     skips: std::collections::HashMap<identity::Slot, identity::Skip>,
     /// The index of the source being read.
     source: usize,
-}
-
-/// A JSON type's name for messages.
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a sequence",
-        Value::Object(_) => "a mapping",
-    }
 }
 
 /// `metadata.name`, or for `generateName` the prefix plus a stable stand-in suffix.
@@ -420,6 +410,8 @@ impl<'o> Loader<'o> {
                 if let Some(workload) = self.loaded.workloads.get_mut(before) {
                     workload.rollout = Some(rollout);
                     self.stateful_set_templates.push((before, fingerprint));
+                    let templates = spec.volume_claim_templates.unwrap_or_default();
+                    self.add_claim_templates(place, before, &templates)?;
                 }
             }
             "ReplicationController" => {
@@ -481,6 +473,13 @@ impl<'o> Loader<'o> {
                 };
                 self.loaded.priority_classes.insert(name, class);
             }
+            "PersistentVolumeClaim"
+            | "PersistentVolume"
+            | "StorageClass"
+            | "CSINode"
+            | "CSIDriver"
+            | "VolumeAttachment"
+            | "CSIStorageCapacity" => self.add_storage(place, kind, value)?,
             "LimitRange" => self.add_limit_range(place, value)?,
             "ControllerRevision" => self.add_controller_revision(place, value)?,
             "RuntimeClass" => self.add_runtime_class(place, value)?,

@@ -15,6 +15,7 @@ mod cluster;
 mod conflicts;
 mod rollout_rules;
 mod selectors;
+mod volumes;
 mod zone_loss;
 
 /// How serious a finding is.
@@ -151,8 +152,22 @@ pub const RULES: &[Rule] = &[
         id: "zone-loss-not-survived",
         severity: Severity::Warning,
         title: "Replicas do not survive the loss of a zone",
-        explanation: "When a zone holding replicas fails (its nodes removed, or still present but unreachable), the replacements cannot all be placed in the other zones (capacity, spread or affinity): the workload runs below its desired replicas until the zone returns. Under the default nodeTaintsPolicy Ignore an unreachable zone still counts as a spread domain with no replicas, which can hold every replacement back.",
-        fix: "Keep spare capacity in every zone, spread with maxSkew 1 over more zones, set nodeTaintsPolicy: Honor so that tainted (unreachable) nodes are not counted as domains, or relax the rules that block replacements.",
+        explanation: "When a zone holding replicas fails (its nodes removed, or still present but unreachable), the replacements cannot all be placed in the other zones (capacity, spread or affinity): the workload runs below its desired replicas until the zone returns. Under the default nodeTaintsPolicy Ignore an unreachable zone still counts as a spread domain with no replicas, which can hold every replacement back. A replica whose volume is pinned to the lost zone (a zonal disk) cannot be replaced anywhere else.",
+        fix: "Keep spare capacity in every zone, spread with maxSkew 1 over more zones, set nodeTaintsPolicy: Honor so that tainted (unreachable) nodes are not counted as domains, relax the rules that block replacements, or keep data that must survive a zone on replicated storage.",
+    },
+    Rule {
+        id: "immediate-binding-with-zone-spread",
+        severity: Severity::Warning,
+        title: "A claim's class binds at once while the pods spread over zones",
+        explanation: "With volumeBindingMode Immediate the provisioner creates the volume, and picks its zone, as soon as the claim exists, before the scheduler places the pod; VolumeBinding then keeps the pod Pending (\"pod has unbound immediate PersistentVolumeClaims\") until the volume is bound, and the pod can only run where the volume is. The zone spread constraint no longer decides the zone: replicas can stack in one zone or stay Pending where the volume's zone is full.",
+        fix: "Use a StorageClass with volumeBindingMode: WaitForFirstConsumer, so the volume is provisioned in the zone the scheduler picks for the pod.",
+    },
+    Rule {
+        id: "volumes-in-one-zone",
+        severity: Severity::Warning,
+        title: "The replicas' volumes are all in one zone",
+        explanation: "Each replica's bound volume is pinned to one zone (its PersistentVolume's node affinity or zone label): a replica can only run in its volume's zone (VolumeBinding: \"node(s) didn't match PersistentVolume's node affinity\"). With every volume in the same zone the zone spread constraint cannot spread these replicas, and the loss of that zone stops them all until it returns.",
+        fix: "Move (or recreate) the volumes of some replicas in other zones, for example by deleting the claim of a replica while the zone spread is in force so that a WaitForFirstConsumer class provisions it where the scheduler places the new pod; use replicated storage for data that must survive a zone.",
     },
     Rule {
         id: "pdb-violated",
@@ -235,6 +250,7 @@ pub fn lint(settled: &Settled, options: &Options) -> Vec<Finding> {
         };
         out.static_rules(workloads);
         out.cluster_rules(options);
+        out.volume_rules();
         out.rollout_rules(workload.rollout.as_ref(), options);
         findings.extend(out.findings);
     }

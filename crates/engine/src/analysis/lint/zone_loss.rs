@@ -33,8 +33,9 @@ impl Checker<'_> {
         let mut short_pdbs: BTreeSet<String> = BTreeSet::new();
         let mut blocked_pdbs: BTreeSet<String> = BTreeSet::new();
         for mode in [FailureMode::Removed, FailureMode::Unreachable] {
-            // (running after, zone, held) of every zone that leaves the workload short.
-            let mut short: Vec<(usize, &String, usize)> = Vec::new();
+            // (running after, zone, held, replacements held by their volumes) of every zone that
+            // leaves the workload short.
+            let mut short: Vec<(usize, &String, usize, usize)> = Vec::new();
             for (zone, held) in &zones {
                 let report = failure::fail_without_recovery(
                     single,
@@ -44,7 +45,19 @@ impl Checker<'_> {
                 );
                 let impact = &report.workloads[0];
                 if impact.running_after < desired {
-                    short.push((impact.running_after, zone, *held));
+                    let pinned = impact
+                        .replacements
+                        .iter()
+                        .filter(|r| {
+                            !r.was_pending
+                                && r.message.as_deref().is_some_and(|m| {
+                                    m.contains(
+                                        crate::plugins::volume_binding::ERR_REASON_NODE_CONFLICT,
+                                    )
+                                })
+                        })
+                        .count();
+                    short.push((impact.running_after, zone, *held, pinned));
                 }
                 for pdb in &report.pdbs {
                     if pdb.violated && short_pdbs.insert(pdb.pdb.clone()) {
@@ -81,14 +94,21 @@ impl Checker<'_> {
             }
             // The worst first (fewest running), then zone order.
             short.sort();
-            if let Some((running, zone, held)) = short.first() {
-                let others: Vec<&str> = short[1..].iter().map(|(_, z, _)| z.as_str()).collect();
+            if let Some((running, zone, held, pinned)) = short.first() {
+                let others: Vec<&str> = short[1..].iter().map(|(_, z, _, _)| z.as_str()).collect();
                 self.push(
                     "zone-loss-not-survived",
                     None,
                     format!(
-                        "losing zone {zone} ({held} replica(s), nodes {}) leaves {running} of {desired} running after rescheduling{}",
+                        "losing zone {zone} ({held} replica(s), nodes {}) leaves {running} of {desired} running after rescheduling{}{}",
                         mode.as_str(),
+                        if *pinned > 0 {
+                            format!(
+                                "; {pinned} replacement(s) cannot leave the zone of their volume (node(s) didn't match PersistentVolume's node affinity)"
+                            )
+                        } else {
+                            String::new()
+                        },
                         if others.is_empty() {
                             String::new()
                         } else {

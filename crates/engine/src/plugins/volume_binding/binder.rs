@@ -1,0 +1,255 @@
+//! The volume binder (`binder.go`): which volumes a pod's claims would use on a node
+//! (`FindPodVolumes`, `checkBoundClaims`, `findMatchingVolumes`, `checkVolumeProvisions`,
+//! `hasEnoughCapacity`), and the bindings that hold once the pod is bound there (the end state of
+//! `AssumePodVolumes`, `BindPodVolumes` and the PV controller, or the external provisioner).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::filtering::PreFilterState;
+use super::{
+    ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT, ERR_REASON_NOT_ENOUGH_SPACE,
+    ERR_REASON_PV_NOT_EXIST,
+};
+use crate::model::{
+    ClaimRef, NOT_SUPPORTED_PROVISIONER, Node, NodeSelectorTerm, Operator, PersistentVolume,
+    PersistentVolumeClaim, Quantity, Requirement, Storage, VolumePhase,
+};
+
+/// What binding a pod's unbound claims on one node takes (`PodVolumes`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodVolumes {
+    /// Claims bound to an existing volume: the claim and the volume's name.
+    pub static_bindings: Vec<(PersistentVolumeClaim, String)>,
+    /// Claims a provisioner creates a volume for.
+    pub dynamic_provisions: Vec<PersistentVolumeClaim>,
+}
+
+/// `FindPodVolumes`: the bindings on `node` and the reasons it fails, in upstream's order
+/// (node affinity of bound volumes, nothing to bind, not enough storage, missing volumes).
+/// `Err` is an error status (a claim without a class, a missing class).
+pub fn find_pod_volumes(
+    state: &PreFilterState,
+    storage: &Storage,
+    node: &Node,
+) -> Result<(PodVolumes, Vec<&'static str>), String> {
+    let mut volumes = PodVolumes::default();
+    let mut bound_satisfied = true;
+    let mut unbound_satisfied = true;
+    let mut sufficient_storage = true;
+    let mut bound_found = true;
+    // checkBoundClaims: the first missing volume or node affinity mismatch ends the check.
+    for claim in &state.bound {
+        match storage.volumes.get(&claim.volume_name) {
+            None => {
+                bound_found = false;
+                break;
+            }
+            Some(volume) if !volume.node_affinity_matches(&node.labels) => {
+                bound_satisfied = false;
+                break;
+            }
+            Some(_) => {}
+        }
+    }
+    'unbound: {
+        if state.unbound_delayed.is_empty() {
+            break 'unbound;
+        }
+        let mut to_match = Vec::new();
+        let mut to_provision = Vec::new();
+        for claim in &state.unbound_delayed {
+            match &claim.selected_node {
+                Some(selected) if *selected != node.name => {
+                    unbound_satisfied = false;
+                    break 'unbound;
+                }
+                Some(_) => to_provision.push(claim),
+                None => to_match.push(claim),
+            }
+        }
+        if !to_match.is_empty() {
+            // findMatchingVolumes: smallest claims first (a stable sort, as Go's insertion sort
+            // of a pod's few claims is).
+            to_match.sort_by_key(|c| c.spec.request.as_ref().map_or(0, Quantity::milli_value));
+            let mut chosen: Vec<&str> = Vec::new();
+            for claim in to_match {
+                match storage.find_matching_volume(claim, &node.labels, &chosen) {
+                    Some(volume) => {
+                        chosen.push(&volume.name);
+                        volumes
+                            .static_bindings
+                            .push((claim.clone(), volume.name.clone()));
+                    }
+                    None => {
+                        unbound_satisfied = false;
+                        to_provision.push(claim);
+                    }
+                }
+            }
+        }
+        if !to_provision.is_empty() {
+            let (satisfied, sufficient) =
+                check_volume_provisions(storage, &to_provision, node, &mut volumes)?;
+            unbound_satisfied = satisfied;
+            sufficient_storage = sufficient;
+        }
+    }
+    let mut reasons = Vec::new();
+    if !bound_satisfied {
+        reasons.push(ERR_REASON_NODE_CONFLICT);
+    }
+    if !unbound_satisfied {
+        reasons.push(ERR_REASON_BIND_CONFLICT);
+    }
+    if !sufficient_storage {
+        reasons.push(ERR_REASON_NOT_ENOUGH_SPACE);
+    }
+    if !bound_found {
+        reasons.push(ERR_REASON_PV_NOT_EXIST);
+    }
+    if !reasons.is_empty() {
+        volumes = PodVolumes::default();
+    }
+    Ok((volumes, reasons))
+}
+
+/// `checkVolumeProvisions`: every claim's class must have a provisioner that may create a volume
+/// for the node (`allowedTopologies`) with room for it (`hasEnoughCapacity`). Returns
+/// (provisioning possible, enough storage).
+fn check_volume_provisions(
+    storage: &Storage,
+    claims: &[&PersistentVolumeClaim],
+    node: &Node,
+    volumes: &mut PodVolumes,
+) -> Result<(bool, bool), String> {
+    let mut provisions = Vec::new();
+    for &claim in claims {
+        let class_name = &claim.spec.storage_class;
+        if class_name.is_empty() {
+            return Err(format!(
+                "no class for claim \"{}/{}\"",
+                claim.namespace, claim.name
+            ));
+        }
+        let Some(class) = storage.classes.get(class_name) else {
+            return Err(format!("failed to find storage class {class_name:?}"));
+        };
+        if class.provisioner.is_empty() || class.provisioner == NOT_SUPPORTED_PROVISIONER {
+            return Ok((false, true));
+        }
+        if !class.allows(&node.labels) {
+            return Ok((false, true));
+        }
+        if !has_enough_capacity(storage, &class.provisioner, claim, node) {
+            return Ok((true, false));
+        }
+        provisions.push(claim.clone());
+    }
+    volumes.dynamic_provisions = provisions;
+    Ok((true, true))
+}
+
+/// `hasEnoughCapacity`: only for a CSI driver that opts into storage capacity tracking, a
+/// CSIStorageCapacity of the class the node can reach with room for the claim.
+fn has_enough_capacity(
+    storage: &Storage,
+    provisioner: &str,
+    claim: &PersistentVolumeClaim,
+    node: &Node,
+) -> bool {
+    let Some(request) = &claim.spec.request else {
+        return true;
+    };
+    if storage.csi_drivers.get(provisioner) != Some(&true) {
+        return true;
+    }
+    let size = request.value();
+    storage.capacities.iter().any(|capacity| {
+        capacity.storage_class == claim.spec.storage_class
+            && capacity.limit().is_some_and(|limit| limit.value() >= size)
+            && capacity
+                .node_topology
+                .as_ref()
+                .is_some_and(|selector| selector.matches(&node.labels))
+    })
+}
+
+/// Binds the claims of a pod placed on `node` as the cluster ends up: each static binding's
+/// volume and claim point at each other; each provisioned claim gets a new volume, pinned by the
+/// topology keys its CSI driver reports for the node (CSINode `topologyKeys`, as the external
+/// provisioner pins it; no pin when the node lists no such driver). Claims made from templates
+/// are stored first.
+pub fn bind_pod_volumes(storage: &mut Storage, node: &Node, volumes: &PodVolumes) {
+    for (claim, volume_name) in &volumes.static_bindings {
+        if let Some(volume) = storage.volumes.get_mut(volume_name) {
+            volume.claim_ref = Some(ClaimRef {
+                namespace: claim.namespace.clone(),
+                name: claim.name.clone(),
+                uid: claim.uid.clone(),
+            });
+            volume.phase = VolumePhase::Bound;
+        }
+        store_bound(storage, claim, volume_name.clone());
+    }
+    for claim in &volumes.dynamic_provisions {
+        let name = format!("pvc-{}-{}", claim.namespace, claim.name);
+        let provisioner = storage
+            .classes
+            .get(&claim.spec.storage_class)
+            .map(|c| c.provisioner.clone())
+            .unwrap_or_default();
+        let keys: Vec<String> = storage
+            .csi_nodes
+            .get(&node.name)
+            .and_then(|drivers| drivers.iter().find(|d| d.name == provisioner))
+            .map(|d| d.topology_keys.clone())
+            .unwrap_or_default();
+        let expressions: Vec<Requirement> = keys
+            .iter()
+            .filter_map(|key| {
+                let value = node.labels.get(key)?;
+                Some(Requirement {
+                    key: key.clone(),
+                    operator: Operator::In,
+                    values: alloc::vec![value.clone()],
+                })
+            })
+            .collect();
+        let volume = PersistentVolume {
+            name: name.clone(),
+            storage_class: claim.spec.storage_class.clone(),
+            capacity: claim.spec.request,
+            access_modes: claim.spec.access_modes.clone(),
+            volume_mode: claim.spec.volume_mode,
+            volume_attributes_class: claim.spec.volume_attributes_class.clone(),
+            node_affinity: (!expressions.is_empty()).then(|| {
+                alloc::vec![NodeSelectorTerm {
+                    match_expressions: expressions,
+                    ..NodeSelectorTerm::default()
+                }]
+            }),
+            claim_ref: Some(ClaimRef {
+                namespace: claim.namespace.clone(),
+                name: claim.name.clone(),
+                uid: claim.uid.clone(),
+            }),
+            phase: VolumePhase::Bound,
+            csi_volume_handle: Some(format!("{}-{}", claim.namespace, claim.name)),
+            csi_driver: Some(provisioner),
+            ..PersistentVolume::default()
+        };
+        storage.volumes.insert(name.clone(), volume);
+        store_bound(storage, claim, name);
+    }
+}
+
+fn store_bound(storage: &mut Storage, claim: &PersistentVolumeClaim, volume_name: String) {
+    let entry = storage
+        .claims
+        .entry(claim.key())
+        .or_insert_with(|| claim.clone());
+    entry.volume_name = volume_name;
+    entry.bind_completed = true;
+}

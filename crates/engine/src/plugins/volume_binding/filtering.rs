@@ -1,0 +1,105 @@
+//! PreFilter and Filter of VolumeBinding (`volume_binding.go` `podHasPVCs`, `PreFilter`,
+//! `Filter`; `binder.go` `GetPodVolumeClaims`).
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::ERR_UNBOUND_IMMEDIATE;
+use super::binder::find_pod_volumes;
+use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
+use crate::model::{PersistentVolumeClaim, VolumeSource};
+
+/// The pod's claims, sorted as `GetPodVolumeClaims` sorts them.
+#[derive(Clone, Debug, Default)]
+pub struct PreFilterState {
+    /// Fully bound claims (a volume name and the `bind-completed` annotation).
+    pub bound: Vec<PersistentVolumeClaim>,
+    /// Unbound claims of a class that waits for the first consumer.
+    pub unbound_delayed: Vec<PersistentVolumeClaim>,
+}
+
+/// `PreFilter`: `Skip` for a pod without claims; a missing, lost or deleted claim, or one of an
+/// `Immediate` class still unbound, rejects the pod everywhere.
+pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilterState>) {
+    let p = &pod.pod;
+    let storage = &snapshot.storage;
+    let mut claims = Vec::new();
+    // podHasPVCs
+    for volume in &p.volumes {
+        let Some((name, claim)) = storage.pod_claim(&p.namespace, &p.name, volume) else {
+            continue;
+        };
+        let ephemeral = matches!(&volume.source, VolumeSource::Template(t) if t.ephemeral);
+        let rejected = |message: String| {
+            (
+                Status::new(Code::UnschedulableAndUnresolvable, message),
+                None,
+            )
+        };
+        let Some(claim) = claim else {
+            return rejected(if ephemeral {
+                format!(
+                    "waiting for ephemeral volume controller to create the persistentvolumeclaim {name:?}"
+                )
+            } else {
+                format!("persistentvolumeclaim {name:?} not found")
+            });
+        };
+        if claim.lost {
+            return rejected(format!(
+                "persistentvolumeclaim {:?} bound to non-existent persistentvolume {:?}",
+                claim.name, claim.volume_name
+            ));
+        }
+        if claim.deleting {
+            return rejected(format!(
+                "persistentvolumeclaim {:?} is being deleted",
+                claim.name
+            ));
+        }
+        claims.push(claim.into_owned());
+    }
+    if claims.is_empty() {
+        return (Status::skip(), None);
+    }
+    // GetPodVolumeClaims
+    let mut state = PreFilterState::default();
+    let mut immediate = false;
+    for claim in claims {
+        if !claim.volume_name.is_empty() && claim.bind_completed {
+            state.bound.push(claim);
+            continue;
+        }
+        match storage.is_delay_binding(&claim.spec) {
+            Err(message) => return (Status::new(Code::Error, message), None),
+            Ok(true) if claim.volume_name.is_empty() => state.unbound_delayed.push(claim),
+            Ok(_) => immediate = true,
+        }
+    }
+    if immediate {
+        return (
+            Status::new(Code::UnschedulableAndUnresolvable, ERR_UNBOUND_IMMEDIATE),
+            None,
+        );
+    }
+    (Status::success(), Some(state))
+}
+
+/// `Filter`: `FindPodVolumes` on the node; its reasons, all at once, are unresolvable.
+pub fn filter(state: &PreFilterState, snapshot: &Snapshot, node: &NodeInfo) -> Status {
+    match find_pod_volumes(state, &snapshot.storage, &node.node) {
+        Err(message) => Status::new(Code::Error, message),
+        Ok((_, reasons)) if reasons.is_empty() => Status::success(),
+        Ok((_, reasons)) => Status::with_reasons(
+            Code::UnschedulableAndUnresolvable,
+            reasons.into_iter().map(String::from).collect(),
+        ),
+    }
+}
+
+/// Whether Filter tells alike nodes apart: a volume's node affinity may name a host, and a claim
+/// being provisioned names its node, so any pod with claims is filtered node by node.
+pub fn reads_node_identity(state: Option<&PreFilterState>) -> bool {
+    state.is_some()
+}
