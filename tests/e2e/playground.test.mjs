@@ -79,6 +79,20 @@ test('an example shows the Pending replica and the exact scheduler message', asy
   assert.deepEqual(page.errors, []);
 });
 
+test('a replica whose disk is pinned to a full zone: the message and where the volume lives', async () => {
+  const page = await open();
+  await loadExample(page, 'statefulset-zonal-volumes');
+  // tests/scenarios/statefulset-zonal-volumes/expected.jsonl (the real kube-scheduler).
+  assert.equal(await page.locator('#pending .chip').count(), 1);
+  await page.locator('#pending .chip').click();
+  assert.equal(await page.textContent('#pod-message-text'), "0/6 nodes are available: 2 Insufficient cpu, 4 node(s) didn't match PersistentVolume's node affinity. no new claims to deallocate, preemption: 0/6 nodes are available: 2 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.");
+  const volumes = await page.textContent('#pod-volumes');
+  assert.match(volumes, /data-web-0/);
+  assert.match(volumes, /pv-data-web-0: only on nodes with topology\.kubernetes\.io\/zone In \[zone-a\]/);
+  await shot(page, 'volume-pinned');
+  assert.deepEqual(page.errors, []);
+});
+
 test('lowering minDomains in the controls schedules the Pending replica', async () => {
   const page = await open();
   await loadExample(page, 'min-domains-match-label-keys');

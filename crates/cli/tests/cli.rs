@@ -152,9 +152,12 @@ fn json_report_matches_the_real_scheduler() {
             }
             let workload = pod["workload"].as_str().unwrap_or_default();
             let parts: Vec<&str> = workload.split('/').collect();
-            if parts.len() != 3 || parts[0] != "Deployment" || parts[1] != pod["namespace"] {
+            if parts.len() != 3
+                || !matches!(parts[0], "Deployment" | "StatefulSet")
+                || parts[1] != pod["namespace"]
+            {
                 problems.push(format!(
-                    "{at}: workload {:?} is not Deployment/<ns>/<name>",
+                    "{at}: workload {:?} is not Deployment or StatefulSet/<ns>/<name>",
                     pod["workload"]
                 ));
             }

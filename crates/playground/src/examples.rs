@@ -91,6 +91,12 @@ pub const EXAMPLES: &[Example] = &[
         )],
     },
     Example {
+        id: "statefulset-zonal-volumes",
+        title: "A StatefulSet whose disks are zonal",
+        hint: "web-0's disk is in the full zone: it cannot move. Click it, then fail zone-b.",
+        parts: scenario!("statefulset-zonal-volumes"),
+    },
+    Example {
         id: "large-120-nodes-zone-spread",
         title: "120 nodes, 30 pods, zone spread",
         hint: "A larger cluster: the ninth GPU replica fits nowhere.",

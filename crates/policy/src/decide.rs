@@ -443,8 +443,33 @@ fn read_cluster(
     if settings.lint_rules.iter().any(|r| r == "pdb-violated") {
         values.extend(cluster.list(snapshot::PDB).map_err(Problem::Cluster)?);
     }
+    if uses_claims(&admission.object) {
+        for &resource in snapshot::STORAGE {
+            values.extend(cluster.list(resource).map_err(Problem::Cluster)?);
+        }
+    }
     objects.extend(values.into_iter().map(Object::Value));
     Ok(objects)
+}
+
+/// Whether the admitted object's pods use a claim (a `persistentVolumeClaim` or ephemeral volume,
+/// or a StatefulSet's `volumeClaimTemplates`): only then do the volume plugins read storage.
+fn uses_claims(object: &Value) -> bool {
+    let spec = &object["spec"];
+    let pod_spec = if object["kind"] == "Pod" {
+        spec
+    } else {
+        &spec["template"]["spec"]
+    };
+    let has_claim_volume = pod_spec["volumes"].as_array().is_some_and(|volumes| {
+        volumes
+            .iter()
+            .any(|v| v.get("persistentVolumeClaim").is_some() || v.get("ephemeral").is_some())
+    });
+    has_claim_volume
+        || spec["volumeClaimTemplates"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
 }
 
 /// A Service cut to what `DefaultSelector` reads: namespace, name and `spec.selector`.

@@ -50,14 +50,61 @@ pub const SERVICE: Resource = Resource {
     api_version: "v1",
     kind: "Service",
 };
+/// PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
+/// CSIStorageCapacities and VolumeAttachments: the volume plugins (VolumeRestrictions,
+/// NodeVolumeLimits, VolumeBinding, VolumeZone) read them for pods with claims. Read only when the admitted workload's pods use a claim.
+pub const STORAGE: &[Resource] = &[
+    Resource {
+        api_version: "v1",
+        kind: "PersistentVolumeClaim",
+    },
+    Resource {
+        api_version: "v1",
+        kind: "PersistentVolume",
+    },
+    Resource {
+        api_version: "storage.k8s.io/v1",
+        kind: "StorageClass",
+    },
+    Resource {
+        api_version: "storage.k8s.io/v1",
+        kind: "CSINode",
+    },
+    Resource {
+        api_version: "storage.k8s.io/v1",
+        kind: "CSIDriver",
+    },
+    Resource {
+        api_version: "storage.k8s.io/v1",
+        kind: "CSIStorageCapacity",
+    },
+    Resource {
+        api_version: "storage.k8s.io/v1",
+        kind: "VolumeAttachment",
+    },
+];
+
 /// The kinds every evaluation that needs the cluster reads (PodDisruptionBudgets only for the
 /// `pdb-violated` lint rule): every ClusterAdmissionPolicy must grant them (a test checks it).
 pub const ALWAYS_READ: &[Resource] = &[NODE, POD, NAMESPACE, PRIORITY_CLASS, SERVICE];
 
 /// Every kind the policy may read; `metadata.yml`'s `contextAwareResources` lists exactly these
 /// (a test checks it).
-pub const CONTEXT_AWARE_RESOURCES: &[Resource] =
-    &[NODE, POD, NAMESPACE, PRIORITY_CLASS, PDB, SERVICE];
+pub const CONTEXT_AWARE_RESOURCES: &[Resource] = &[
+    NODE,
+    POD,
+    NAMESPACE,
+    PRIORITY_CLASS,
+    PDB,
+    SERVICE,
+    STORAGE[0],
+    STORAGE[1],
+    STORAGE[2],
+    STORAGE[3],
+    STORAGE[4],
+    STORAGE[5],
+    STORAGE[6],
+];
 
 /// A failed cluster read.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -161,6 +161,13 @@ fn manifests_grant_what_the_policy_reads() {
             "PriorityClass" => "priorityclasses",
             "PodDisruptionBudget" => "poddisruptionbudgets",
             "Service" => "services",
+            "PersistentVolumeClaim" => "persistentvolumeclaims",
+            "PersistentVolume" => "persistentvolumes",
+            "StorageClass" => "storageclasses",
+            "CSINode" => "csinodes",
+            "CSIDriver" => "csidrivers",
+            "CSIStorageCapacity" => "csistoragecapacities",
+            "VolumeAttachment" => "volumeattachments",
             other => panic!("no plural known for {other}"),
         };
         assert!(

@@ -2,6 +2,7 @@
 //! rejected, the selected node's verdict and scores, the spread arithmetic drawn as bars, and the
 //! controls that rewrite the selected constraint in the text.
 
+use spreadlab_engine::model::{BindingMode, VolumeSummary};
 use spreadlab_engine::scheduler::{
     AffinityRule, Explanation, NodeVerdict, Options, PodDecision, SpreadExplanation,
 };
@@ -412,6 +413,53 @@ fn controls(props: &ExplainProps) -> Html {
     }
 }
 
+/// The pod's claim volumes: the claim, its class and where its volume can be used (a pinned
+/// volume is why a pod cannot move).
+fn volumes_view(volumes: &[VolumeSummary]) -> Html {
+    if volumes.is_empty() {
+        return Html::default();
+    }
+    let row = |v: &VolumeSummary| {
+        let claim = match (v.exists, v.from_template) {
+            (true, _) => v.claim.clone(),
+            (false, true) => format!("{} (made from the template)", v.claim),
+            (false, false) => format!("{} (missing)", v.claim),
+        };
+        let mode = match v.binding_mode {
+            Some(BindingMode::Immediate) => " (binds at once)",
+            Some(BindingMode::WaitForFirstConsumer) => " (waits for the first consumer)",
+            None => "",
+        };
+        let lives = match (&v.bound_to, &v.pinned_to) {
+            (None, _) => "not bound yet".to_string(),
+            (Some(volume), None) => format!("bound to {volume}, which does not exist"),
+            (Some(volume), Some(terms)) if terms.is_empty() => {
+                format!("{volume}: usable on any node")
+            }
+            (Some(volume), Some(terms)) => {
+                format!("{volume}: only on nodes with {}", terms.join(", or "))
+            }
+        };
+        html! {
+            <tr>
+                <td>{ v.volume.clone() }</td>
+                <td>{ claim }</td>
+                <td>{ format!("{}{mode}", if v.class.is_empty() { "(none)" } else { &v.class }) }</td>
+                <td class="volume-where">{ lives }</td>
+            </tr>
+        }
+    };
+    html! {
+        <div class="volumes" id="pod-volumes">
+            <h3>{ "Volumes" }</h3>
+            <table>
+                <thead><tr><th>{ "volume" }</th><th>{ "claim" }</th><th>{ "class" }</th><th>{ "where it lives" }</th></tr></thead>
+                <tbody>{ for volumes.iter().map(row) }</tbody>
+            </table>
+        </div>
+    }
+}
+
 /// The Explain panel.
 #[function_component(ExplainPanel)]
 pub fn explain_panel(props: &ExplainProps) -> Html {
@@ -464,6 +512,7 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
                         }
                     </div>
                 }
+                { volumes_view(&analysis.settled.volume_summaries(&decision.namespace, &decision.name)) }
                 if let Some(node) = &props.selected_node { { node_detail(decision, node) } }
                 if let Some(explanation) = &decision.explanation {
                     { pre_filter_view(explanation) }
