@@ -233,7 +233,7 @@ func (pr *pluginRunner) evaluate(ctx context.Context, pod *v1.Pod) *pluginResult
 	if pl, ok := pr.plugin.(fwk.FilterPlugin); ok {
 		m := map[string]nodeStatusJSON{}
 		for _, ni := range pr.nodes {
-			st := pl.Filter(ctx, state, pod, ni)
+			st := filterNode(ctx, pl, state, pod, ni)
 			m[ni.Node().Name] = nodeStatusJSON{Code: st.Code().String(), Reasons: reasons(st)}
 		}
 		if skipFilter {
@@ -264,6 +264,19 @@ func (pr *pluginRunner) evaluate(ctx context.Context, pod *v1.Pod) *pluginResult
 		}
 	}
 	return res
+}
+
+// filterNode calls Filter. After a PreFilter Skip the framework never calls it,
+// and a plugin may then dereference state that only a successful PreFilter fills
+// (VolumeBinding's stateData.podVolumeClaims is nil after its Skip): such a panic
+// is reported as an Error status instead of ending the process.
+func filterNode(ctx context.Context, pl fwk.FilterPlugin, state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) (st *fwk.Status) {
+	defer func() {
+		if r := recover(); r != nil {
+			st = fwk.AsStatus(fmt.Errorf("filter panicked: %v", r))
+		}
+	}()
+	return pl.Filter(ctx, state, pod, ni)
 }
 
 // score runs Score on every candidate, then NormalizeScore. It returns the

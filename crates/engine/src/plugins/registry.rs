@@ -115,9 +115,15 @@ pub fn filter(
             Some(binding) => volume_binding::filter(binding, snapshot, node),
             None => Status::success(),
         },
+        // Without its PreFilter state (a Filter called on its own, as upstream's unit tests
+        // do), VolumeZone reads the pod's volumes again (`volume_zone.go` `Filter`).
         PluginName::VolumeZone => match &state.volume_zone {
             Some(zone) => volume_zone::filter(zone, pod, node),
-            None => Status::success(),
+            None => match volume_zone::pre_filter(pod, snapshot) {
+                (_, Some(zone)) => volume_zone::filter(&zone, pod, node),
+                (status, None) if status.code.is_rejected() => status,
+                _ => Status::success(),
+            },
         },
         PluginName::PodTopologySpread => match &state.spread {
             Some(spread) => pod_topology_spread::filter(spread, node_index),
