@@ -161,7 +161,20 @@ pub fn compare(
             format!("{key:?}"),
             format!("{:?}", oracle["pod"].as_str().unwrap_or_default()),
         );
-        for field in ["error", "crossCheck", "preEnqueue"] {
+        // A gated pod never reaches a cycle: SchedulingGates' PreEnqueue holds it, and the pod's
+        // condition says why (`SCHEDULING_GATED_MSG`); nothing else is compared.
+        if let Some(pre_enqueue) = oracle.get("preEnqueue") {
+            let gated = decision.node.is_none()
+                && decision.message.as_deref()
+                    == Some(spreadlab_engine::scheduler::SCHEDULING_GATED_MSG);
+            mismatch(
+                "preEnqueue",
+                format!("{:?}", gated.then_some("SchedulingGates")),
+                format!("{:?}", pre_enqueue["plugin"].as_str()),
+            );
+            continue;
+        }
+        for field in ["error", "crossCheck"] {
             if let Some(value) = oracle.get(field) {
                 mismatch(field, "absent".into(), value.to_string());
             }

@@ -203,11 +203,26 @@ pub fn scenario(seed: u64) -> Value {
     }
     namespace_objects.extend(objects);
     storage::add_storage(seed, &mut namespace_objects, &mut schedule);
+    gate_some(seed, &mut schedule);
     json!({
         "name": format!("random-{seed}"),
         "objects": namespace_objects,
         "schedule": schedule,
     })
+}
+
+/// Gives one or two pods to schedule `schedulingGates` in about one scenario in twelve (own
+/// stream): SchedulingGates' PreEnqueue keeps them out of every cycle.
+fn gate_some(seed: u64, schedule: &mut [Value]) {
+    let mut rng = Rng::new(seed.wrapping_mul(0xA24B_AED4_963E_E407) ^ 0x6A7E);
+    rng.next_u64();
+    if schedule.is_empty() || !rng.percent(8) {
+        return;
+    }
+    for _ in 0..rng.range(1, 2) {
+        let index = rng.range(0, schedule.len() as i64 - 1) as usize;
+        schedule[index]["spec"]["schedulingGates"] = json!([{"name": "example.com/quota"}]);
+    }
 }
 
 fn hash(rng: &mut Rng, len: usize) -> String {
