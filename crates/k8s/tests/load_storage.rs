@@ -188,3 +188,29 @@ spec:
         Some(25)
     );
 }
+
+#[test]
+fn resource_claims_are_said_to_be_ignored() {
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: infer}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: infer}}
+  template:
+    metadata: {labels: {app: infer}}
+    spec:
+      containers: [{name: c, image: vllm, resources: {claims: [{name: gpu}]}}]
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+"#;
+    let loaded = load_text("dra.yaml", text);
+    assert!(loaded.errors.is_empty(), "{:#?}", loaded.errors);
+    let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("spec.template.spec.resourceClaims")
+                && w.contains("DynamicResources (DRA) is not modelled")),
+        "{warnings:#?}"
+    );
+}

@@ -275,6 +275,9 @@ pub struct Pod {
     pub scheduling_gated: bool,
     /// `spec.volumes` (the volume plugins read claims and inline disks).
     pub volumes: Vec<PodVolume>,
+    /// The names of `spec.resourceClaims` (DynamicResources, not modelled: kept so that the
+    /// loader can say what an answer may miss).
+    pub resource_claims: Vec<String>,
 }
 
 impl Pod {

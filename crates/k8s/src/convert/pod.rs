@@ -201,6 +201,12 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
         converted.affinity = convert_affinity(affinity, "spec.affinity")?;
     }
     converted.volumes = super::storage::convert_volumes(spec.volumes.as_ref())?;
+    converted.resource_claims = spec
+        .resource_claims
+        .iter()
+        .flatten()
+        .map(|c| c.name.clone())
+        .collect();
     for (index, constraint) in spec
         .topology_spread_constraints
         .iter()

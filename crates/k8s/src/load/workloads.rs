@@ -460,6 +460,17 @@ impl Loader<'_> {
     /// Admits the template and records the workload; its priority is resolved in [`Self::finish`].
     pub(super) fn push_workload(&mut self, place: &Place, new: NewWorkload) {
         let mut template = new.template;
+        if !template.resource_claims.is_empty() {
+            let path = if new.kind == WorkloadKind::Pod {
+                "spec.resourceClaims"
+            } else {
+                "spec.template.spec.resourceClaims"
+            };
+            let message = "DynamicResources (DRA) is not modelled: the real scheduler places these pods only where their claims' devices can be allocated, and spreadlab ignores the claims, so it may place them where the real scheduler would not";
+            self.loaded
+                .warnings
+                .push(place.warning(Some(path), message));
+        }
         admission::admit_pod(&mut template);
         let index = self.loaded.workloads.len();
         self.loaded.workloads.push(Workload {
