@@ -117,11 +117,23 @@ fn seed_scenarios_accept_and_reject_as_the_real_scheduler() {
             .filter(|(op, _)| op == "kubewarden/kubernetes/list_resources_all")
             .map(|(_, payload)| payload["kind"].as_str().unwrap())
             .collect();
-        assert_eq!(
-            kinds,
-            ["Node", "Pod", "Namespace", "PriorityClass", "Service"],
-            "{name}"
-        );
+        // The storage kinds only for a workload whose pods use a claim (here: claim templates).
+        let mut expected = vec!["Node", "Pod", "Namespace", "PriorityClass", "Service"];
+        let uses_claims = request["request"]["object"]["spec"]["volumeClaimTemplates"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty());
+        if uses_claims {
+            expected.extend([
+                "PersistentVolumeClaim",
+                "PersistentVolume",
+                "StorageClass",
+                "CSINode",
+                "CSIDriver",
+                "CSIStorageCapacity",
+                "VolumeAttachment",
+            ]);
+        }
+        assert_eq!(kinds, expected, "{name}");
         assert_eq!(
             calls[0].1,
             json!({"api_version": "v1", "kind": "Node", "label_selector": null, "field_selector": null, "field_masks": null})
