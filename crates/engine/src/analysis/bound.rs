@@ -13,7 +13,8 @@
 //! meets the same snapshot with the same pod (only the name differs, which no filter reads), so it
 //! is Pending with the same message. This holds for every profile that keeps NodeResourcesFit (the
 //! default profile does) and, for a StatefulSet, when no selector names the per-pod labels
-//! ([`PER_POD_LABELS`]; [`per_pod_labels_selected`] tells).
+//! ([`PER_POD_LABELS`]) and the pods make no claims of their own (a claim template names its
+//! claim after the pod); [`per_pod_labels_selected`] tells.
 
 use alloc::vec::Vec;
 
@@ -88,10 +89,21 @@ pub fn replicas_to_build(
     )
 }
 
-/// Whether any selector that can read an incoming pod's labels names one of [`PER_POD_LABELS`]:
-/// the bound pods' (anti-)affinity terms (InterPodAffinity reads existing pods' terms against the
-/// incoming pod) and the template's own spread constraints and (anti-)affinity terms.
+/// Whether a StatefulSet's replicas differ by more than their names: the template makes claims
+/// per pod, or a selector that can read an incoming pod's labels names one of
+/// [`PER_POD_LABELS`] (the bound pods' (anti-)affinity terms, InterPodAffinity reading existing
+/// pods' terms against the incoming pod, and the template's own spread constraints and
+/// (anti-)affinity terms).
 pub fn per_pod_labels_selected(cluster: &Cluster, template: &Pod) -> bool {
+    // A claim made per pod (a StatefulSet's claim template, an ephemeral volume) is named after
+    // the pod, and an existing one can be pinned anywhere: replicas differ by more than the name.
+    if template
+        .volumes
+        .iter()
+        .any(|v| matches!(v.source, crate::model::VolumeSource::Template(_)))
+    {
+        return true;
+    }
     let mut selectors: Vec<&Selector> = Vec::new();
     for pod in cluster
         .pods
