@@ -190,6 +190,20 @@ pub fn perf(args: &[String]) -> Result<(), String> {
     });
     drop((cluster, pods));
 
+    eprintln!("perf: claims");
+    let mut claims = synthetic::scenario(Shape::Spread, 5_000, 2_000);
+    synthetic::with_claims(&mut claims);
+    let (cluster, pods) = load(&claims)?;
+    rows.push(Row {
+        name: "hard spread with claims: 2,000 replicas, each its own zonal WaitForFirstConsumer claim, 5k nodes",
+        runs: time(runs, || simulate(&cluster, &pods, &options())),
+        items: Some(2_000),
+        target: "(issue 13: reported)",
+        baseline: None,
+        note: String::from("each replica provisions its disk where it lands; pods with claims are filtered node by node"),
+    });
+    drop((cluster, pods, claims));
+
     if !skip_150k {
         eprintln!("perf: 150k pods");
         // Past a load's 100,000-object bound: the spread pods are loaded once and copied under

@@ -105,6 +105,46 @@ pub fn scenario(shape: Shape, nodes: usize, pods: usize) -> Value {
     })
 }
 
+/// `scenario` with storage, as a StatefulSet of zonal disks has it: a default StorageClass that
+/// waits for the first consumer (a CSI provisioner), a CSINode per node reporting the zone as the
+/// driver's topology key, and for every pod to schedule its own unbound claim
+/// `data-<pod>` (10Gi), created before the pod as the StatefulSet controller does. Each placed
+/// replica provisions its disk in its zone.
+pub fn with_claims(scenario: &mut Value) {
+    let mut added = vec![json!({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "zonal", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "ebs.csi.aws.com", "volumeBindingMode": "WaitForFirstConsumer",
+    })];
+    for node in scenario["objects"].as_array().into_iter().flatten() {
+        if node["kind"] == "Node" {
+            added.push(json!({
+                "apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                "metadata": {"name": node["metadata"]["name"]},
+                "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": node["metadata"]["name"],
+                    "topologyKeys": ["topology.kubernetes.io/zone"]}]},
+            }));
+        }
+    }
+    for pod in scenario["schedule"].as_array_mut().into_iter().flatten() {
+        let claim = format!(
+            "data-{}",
+            pod["metadata"]["name"].as_str().unwrap_or_default()
+        );
+        added.push(json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": claim, "namespace": "default"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "zonal",
+                "resources": {"requests": {"storage": "10Gi"}}},
+        }));
+        pod["spec"]["volumes"] =
+            json!([{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]);
+    }
+    if let Some(objects) = scenario["objects"].as_array_mut() {
+        objects.extend(added);
+    }
+}
+
 /// A heterogeneous cluster for benchmarks that must not flatter caches of alike nodes: `nodes`
 /// nodes in three zones of three sizes (16, 32 and 64 CPUs), every tenth tainted
 /// `dedicated=batch:NoSchedule`, every seventh labelled `disk=ssd`; `existing` bound pods of five

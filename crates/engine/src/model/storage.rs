@@ -380,53 +380,72 @@ impl Storage {
             .filter(move |v| v.storage_class == class)
     }
 
-    /// `FindMatchingVolume` (component-helpers `pv_helpers.go`) with a node, delayed binding and
-    /// VolumeAttributesClass on (GA since v1.34): the smallest volume of the claim's class that
-    /// fits it on a node with `node_labels`, skipping `excluded`; a volume pre-bound to the claim
-    /// wins outright (or, when its node affinity fails, nothing matches).
+    /// The node-independent half of `FindMatchingVolume` (component-helpers `pv_helpers.go`,
+    /// with a node, delayed binding and VolumeAttributesClass on, GA since v1.34): the volumes of
+    /// the claim's class, by name, that could match it on some node. A volume pre-bound to the
+    /// claim is kept whatever its phase, selector or access modes (it wins before those checks).
+    pub fn matching_candidates(&self, claim: &PersistentVolumeClaim) -> Vec<String> {
+        let requested = claim.spec.request.as_ref().map_or(0, Quantity::milli_value);
+        let class = claim.spec.storage_class.as_str();
+        self.volumes
+            .values()
+            .filter(|v| v.storage_class == class)
+            .filter(|volume| {
+                if volume.claim_ref.is_some() && !volume.is_bound_to(claim) {
+                    return false;
+                }
+                let size = volume.capacity.as_ref().map_or(0, Quantity::milli_value);
+                if size < requested
+                    || volume.volume_mode != claim.spec.volume_mode
+                    || volume.volume_attributes_class != claim.spec.volume_attributes_class
+                    || volume.deleting
+                {
+                    return false;
+                }
+                volume.is_bound_to(claim)
+                    || (volume.phase == VolumePhase::Available
+                        && claim
+                            .spec
+                            .selector
+                            .as_ref()
+                            .is_none_or(|s| s.matches(&volume.labels))
+                        && claim
+                            .spec
+                            .access_modes
+                            .iter()
+                            .all(|m| volume.access_modes.contains(m)))
+            })
+            .map(|v| v.name.clone())
+            .collect()
+    }
+
+    /// The node half of `FindMatchingVolume` over [`Storage::matching_candidates`]: on a node with
+    /// `node_labels`, skipping `excluded`, a volume pre-bound to the claim wins outright (or,
+    /// when its node affinity fails, nothing matches); else the smallest whose node affinity
+    /// holds (the first of equal size by name).
     pub fn find_matching_volume(
         &self,
         claim: &PersistentVolumeClaim,
+        candidates: &[String],
         node_labels: &Labels,
         excluded: &[&str],
     ) -> Option<&PersistentVolume> {
-        let requested = claim.spec.request.as_ref().map_or(0, Quantity::milli_value);
         let mut smallest: Option<(&PersistentVolume, i64)> = None;
-        let class = claim.spec.storage_class.as_str();
-        for volume in self.volumes.values().filter(|v| v.storage_class == class) {
-            if excluded.contains(&volume.name.as_str()) {
+        for name in candidates {
+            if excluded.contains(&name.as_str()) {
                 continue;
             }
-            if volume.claim_ref.is_some() && !volume.is_bound_to(claim) {
+            let Some(volume) = self.volumes.get(name) else {
                 continue;
-            }
-            let size = volume.capacity.as_ref().map_or(0, Quantity::milli_value);
-            if size < requested
-                || volume.volume_mode != claim.spec.volume_mode
-                || volume.volume_attributes_class != claim.spec.volume_attributes_class
-                || volume.deleting
-            {
-                continue;
-            }
+            };
             let affinity_ok = volume.node_affinity_matches(node_labels);
             if volume.is_bound_to(claim) {
                 return affinity_ok.then_some(volume);
             }
-            if volume.phase != VolumePhase::Available
-                || claim
-                    .spec
-                    .selector
-                    .as_ref()
-                    .is_some_and(|s| !s.matches(&volume.labels))
-                || !affinity_ok
-                || !claim
-                    .spec
-                    .access_modes
-                    .iter()
-                    .all(|m| volume.access_modes.contains(m))
-            {
+            if !affinity_ok {
                 continue;
             }
+            let size = volume.capacity.as_ref().map_or(0, Quantity::milli_value);
             if smallest.is_none_or(|(_, best)| best > size) {
                 smallest = Some((volume, size));
             }

@@ -88,6 +88,19 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
         return Status::success();
     }
     let storage = &snapshot.storage;
+    // The node's limits first (upstream counts the new volumes first; reading them can only
+    // fail for a claim that PreFilter of VolumeRestrictions or VolumeZone has rejected already,
+    // so the order changes no answer and spares nodes without limits the work).
+    let Some(drivers) = storage.csi_nodes.get(&node.node.name) else {
+        return Status::success();
+    };
+    let limits: BTreeMap<&str, i64> = drivers
+        .iter()
+        .filter_map(|d| Some((d.name.as_str(), i64::from(d.allocatable_count?))))
+        .collect();
+    if limits.is_empty() {
+        return Status::success();
+    }
     let mut new_volumes = BTreeMap::new();
     if let Err(message) = attachable(storage, &pod.pod, true, &mut new_volumes) {
         let code = if message.ends_with("not found") {
@@ -98,16 +111,6 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
         return Status::new(code, message);
     }
     if new_volumes.is_empty() {
-        return Status::success();
-    }
-    let Some(drivers) = storage.csi_nodes.get(&node.node.name) else {
-        return Status::success();
-    };
-    let limits: BTreeMap<&str, i64> = drivers
-        .iter()
-        .filter_map(|d| Some((d.name.as_str(), i64::from(d.allocatable_count?))))
-        .collect();
-    if limits.is_empty() {
         return Status::success();
     }
     let mut attached = BTreeMap::new();

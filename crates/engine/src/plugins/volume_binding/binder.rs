@@ -59,23 +59,23 @@ pub fn find_pod_volumes(
         }
         let mut to_match = Vec::new();
         let mut to_provision = Vec::new();
-        for claim in &state.unbound_delayed {
+        for (claim, candidates) in state.unbound_delayed.iter().zip(&state.candidates) {
             match &claim.selected_node {
                 Some(selected) if *selected != node.name => {
                     unbound_satisfied = false;
                     break 'unbound;
                 }
                 Some(_) => to_provision.push(claim),
-                None => to_match.push(claim),
+                None => to_match.push((claim, candidates)),
             }
         }
         if !to_match.is_empty() {
             // findMatchingVolumes: smallest claims first (a stable sort, as Go's insertion sort
             // of a pod's few claims is).
-            to_match.sort_by_key(|c| c.spec.request.as_ref().map_or(0, Quantity::milli_value));
+            to_match.sort_by_key(|(c, _)| c.spec.request.as_ref().map_or(0, Quantity::milli_value));
             let mut chosen: Vec<&str> = Vec::new();
-            for claim in to_match {
-                match storage.find_matching_volume(claim, &node.labels, &chosen) {
+            for (claim, candidates) in to_match {
+                match storage.find_matching_volume(claim, candidates, &node.labels, &chosen) {
                     Some(volume) => {
                         chosen.push(&volume.name);
                         volumes

@@ -17,6 +17,9 @@ pub struct PreFilterState {
     pub bound: Vec<PersistentVolumeClaim>,
     /// Unbound claims of a class that waits for the first consumer.
     pub unbound_delayed: Vec<PersistentVolumeClaim>,
+    /// Per unbound claim, the volumes that could match it on some node
+    /// (`Storage::matching_candidates`: the node-independent checks, done once per cycle).
+    pub candidates: Vec<Vec<String>>,
 }
 
 /// `PreFilter`: `Skip` for a pod without claims; a missing, lost or deleted claim, or one of an
@@ -77,6 +80,11 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
             Ok(_) => immediate = true,
         }
     }
+    state.candidates = state
+        .unbound_delayed
+        .iter()
+        .map(|claim| storage.matching_candidates(claim))
+        .collect();
     if immediate {
         return (
             Status::new(Code::UnschedulableAndUnresolvable, ERR_UNBOUND_IMMEDIATE),
