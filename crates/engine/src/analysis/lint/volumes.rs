@@ -42,9 +42,13 @@ impl Checker<'_> {
             .topology_spread_constraints
             .iter()
             .any(|c| c.topology_key == LABEL_ZONE || c.topology_key == LABEL_REGION);
+        // Both rules are about a zone spread the volumes override.
+        if !spreads_zones {
+            return;
+        }
         let storage = self.settled.cluster.storage.clone();
         // Claims of a class that binds at once: the volume's zone is chosen before the pod's.
-        if spreads_zones {
+        {
             let templates = pod
                 .volumes
                 .iter()
@@ -95,40 +99,34 @@ impl Checker<'_> {
             }
         }
         // Replicas pinned to one zone by their volumes.
+        if storage.volumes.is_empty() {
+            return;
+        }
+        let cluster = &self.settled.cluster;
+        let pods: BTreeMap<(&str, &str), &crate::model::Pod> = cluster
+            .pods
+            .iter()
+            .map(|p| ((p.namespace.as_str(), p.name.as_str()), &**p))
+            .collect();
         let mut pinned: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for key in &self.settled.members[self.index] {
-            let Some((namespace, name)) = key.split_once('/') else {
-                continue;
-            };
-            let Some(member) = self
-                .settled
-                .cluster
-                .pods
-                .iter()
-                .find(|p| p.namespace == namespace && p.name == name)
-            else {
+            let Some(member) = key.split_once('/').and_then(|k| pods.get(&k)) else {
                 continue;
             };
             let zone = member.volumes.iter().find_map(|v| {
-                let (_, claim) = storage.pod_claim(namespace, name, v)?;
+                let (_, claim) = storage.pod_claim(&member.namespace, &member.name, v)?;
                 let volume = storage.volumes.get(&claim?.volume_name)?;
                 volume_zone(volume)
             });
             if let Some(zone) = zone {
-                pinned.entry(zone).or_default().push(String::from(name));
+                pinned.entry(zone).or_default().push(member.name.clone());
             }
         }
-        let mut cluster_zones: Vec<&String> = self
-            .settled
-            .cluster
-            .nodes
-            .iter()
-            .filter_map(|n| n.labels.get(LABEL_ZONE))
-            .collect();
-        cluster_zones.sort();
-        cluster_zones.dedup();
-        let cluster_zones = cluster_zones.len();
-        if spreads_zones && pinned.len() == 1 && cluster_zones > 1 {
+        let cluster_zones = crate::analysis::zones(cluster)
+            .into_iter()
+            .filter(|z| *z != crate::analysis::NO_ZONE)
+            .count();
+        if pinned.len() == 1 && cluster_zones > 1 {
             let (zone, names) = pinned.iter().next().expect("one zone");
             if names.len() > 1 {
                 self.push(

@@ -10,14 +10,17 @@ use super::ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED;
 use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
 use crate::model::{Pod, Storage, VolumeSource};
 
-/// `PreFilter`: `Skip` for a pod without claim volumes.
-pub fn pre_filter(pod: &PodInfo) -> Status {
-    let uses_claims = pod
-        .pod
+/// Whether the pod has a claim volume (named, or made from a template).
+fn uses_claims(pod: &PodInfo) -> bool {
+    pod.pod
         .volumes
         .iter()
-        .any(|v| matches!(v.source, VolumeSource::Claim(_) | VolumeSource::Template(_)));
-    if uses_claims {
+        .any(|v| matches!(v.source, VolumeSource::Claim(_) | VolumeSource::Template(_)))
+}
+
+/// `PreFilter`: `Skip` for a pod without claim volumes.
+pub fn pre_filter(pod: &PodInfo) -> Status {
+    if uses_claims(pod) {
         Status::success()
     } else {
         Status::skip()
@@ -163,8 +166,5 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
 /// Whether Filter tells alike nodes apart: it counts the volumes of the pods on the node, which
 /// node classes do not compare, so any pod with claims is filtered node by node.
 pub fn reads_node_identity(pod: &PodInfo) -> bool {
-    pod.pod
-        .volumes
-        .iter()
-        .any(|v| matches!(v.source, VolumeSource::Claim(_) | VolumeSource::Template(_)))
+    uses_claims(pod)
 }

@@ -184,11 +184,7 @@ fn has_enough_capacity(
 pub fn bind_pod_volumes(storage: &mut Storage, node: &Node, volumes: &PodVolumes) {
     for (claim, volume_name) in &volumes.static_bindings {
         if let Some(volume) = storage.volumes.get_mut(volume_name) {
-            volume.claim_ref = Some(ClaimRef {
-                namespace: claim.namespace.clone(),
-                name: claim.name.clone(),
-                uid: claim.uid.clone(),
-            });
+            volume.claim_ref = Some(claim_ref(claim));
             volume.phase = VolumePhase::Bound;
         }
         store_bound(storage, claim, volume_name.clone());
@@ -230,11 +226,7 @@ pub fn bind_pod_volumes(storage: &mut Storage, node: &Node, volumes: &PodVolumes
                     ..NodeSelectorTerm::default()
                 }]
             }),
-            claim_ref: Some(ClaimRef {
-                namespace: claim.namespace.clone(),
-                name: claim.name.clone(),
-                uid: claim.uid.clone(),
-            }),
+            claim_ref: Some(claim_ref(claim)),
             phase: VolumePhase::Bound,
             csi_volume_handle: Some(format!("{}-{}", claim.namespace, claim.name)),
             csi_driver: Some(provisioner),
@@ -242,6 +234,15 @@ pub fn bind_pod_volumes(storage: &mut Storage, node: &Node, volumes: &PodVolumes
         };
         storage.volumes.insert(name.clone(), volume);
         store_bound(storage, claim, name);
+    }
+}
+
+/// A volume's reference to `claim`.
+fn claim_ref(claim: &PersistentVolumeClaim) -> ClaimRef {
+    ClaimRef {
+        namespace: claim.namespace.clone(),
+        name: claim.name.clone(),
+        uid: claim.uid.clone(),
     }
 }
 
