@@ -161,6 +161,12 @@ func runScenario(ctx context.Context, e *env, op *options, sc *scenario, emit fu
 	if op.dumpProfile {
 		o.dumpProfile(os.Stderr)
 	}
+	// Pods already waiting in the snapshot (a creationTimestamp: the API server stored them
+	// before this moment) exist before the first cycle, as in a running cluster: the queue's
+	// Add puts their status.nominatedNodeName in the nominator, so earlier cycles count them.
+	if err := o.createWaiting(ctx, sc.Schedule); err != nil {
+		return 0, fmt.Errorf("creating the waiting pods: %w", err)
+	}
 	n := 0
 	for _, p := range sc.Schedule {
 		res := o.schedule(ctx, p)

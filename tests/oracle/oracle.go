@@ -8,6 +8,7 @@ import (
 	"io"
 	goruntime "runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,8 +16,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/watch"
@@ -135,6 +138,13 @@ func newOracle(ctx context.Context, e *env, sc *scenario) (*oracle, error) {
 		setCondition(&pod.Status, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionTrue, LastTransitionTime: metav1.Now()})
 		return true, b, o.client.Tracker().Update(podsGVR, pod, b.Namespace)
 	})
+	// Pod updates and patches get a new resourceVersion, as kube-apiserver gives them: the
+	// scheduler ignores an update event whose resourceVersion did not change
+	// (updatePodInSchedulingQueue), so without this the queue would never see, for example,
+	// preemption clearing a lower-priority pod's status.nominatedNodeName.
+	rv := rvTracker{ObjectTracker: o.client.Tracker(), next: new(atomic.Int64)}
+	o.client.PrependReactor("update", "pods", clienttesting.ObjectReaction(rv))
+	o.client.PrependReactor("patch", "pods", clienttesting.ObjectReaction(rv))
 	// Record deletions: these are the preemption victims.
 	o.client.PrependReactor("delete", "pods", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		if da, ok := action.(clienttesting.DeleteAction); ok {
@@ -500,9 +510,12 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 		return res
 	}
 
-	// The pod is created through the API and reaches the scheduler via its informer.
-	if _, err := o.client.CoreV1().Pods(in.Namespace).Create(ctx, in, metav1.CreateOptions{}); err != nil {
-		return fail(fmt.Errorf("creating pod: %w", err))
+	// The pod is created through the API and reaches the scheduler via its informer (a
+	// waiting pod was created before the first cycle, see createWaiting).
+	if !isWaiting(in) {
+		if _, err := o.client.CoreV1().Pods(in.Namespace).Create(ctx, in, metav1.CreateOptions{}); err != nil {
+			return fail(fmt.Errorf("creating pod: %w", err))
+		}
 	}
 	pod, err := o.waitPod(ctx, key, func(p *v1.Pod) bool { return true })
 	if err != nil {
@@ -669,6 +682,61 @@ func (o *oracle) crossCheck(ctx context.Context, pod *v1.Pod, a *attempt) string
 		}
 	}
 	return ""
+}
+
+// rvTracker is the fake clientset's object tracker with kube-apiserver's one rule the
+// scheduler's event handlers depend on: every write gets a new resourceVersion.
+type rvTracker struct {
+	clienttesting.ObjectTracker
+	next *atomic.Int64
+}
+
+func (t rvTracker) bump(obj runtime.Object) {
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetResourceVersion(strconv.FormatInt(1000+t.next.Add(1), 10))
+	}
+}
+
+// Update stores obj with a new resourceVersion.
+func (t rvTracker) Update(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.UpdateOptions) error {
+	t.bump(obj)
+	return t.ObjectTracker.Update(gvr, obj, ns, opts...)
+}
+
+// Patch stores the patched obj with a new resourceVersion.
+func (t rvTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Object, ns string, opts ...metav1.PatchOptions) error {
+	t.bump(obj)
+	return t.ObjectTracker.Patch(gvr, obj, ns, opts...)
+}
+
+// isWaiting reports whether a schedule pod was already waiting in the snapshot: the API
+// server stored it (it has a creationTimestamp) and no node holds it yet.
+func isWaiting(p *v1.Pod) bool { return !p.CreationTimestamp.IsZero() }
+
+// createWaiting creates the schedule's waiting pods through the API before any cycle and waits
+// until the scheduler's queue holds each of them (its Add nominated those that carry
+// status.nominatedNodeName, as a running scheduler's queue did when they arrived).
+func (o *oracle) createWaiting(ctx context.Context, pods []*v1.Pod) error {
+	for _, p := range pods {
+		if !isWaiting(p) {
+			continue
+		}
+		if _, err := o.client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	for _, p := range pods {
+		if !isWaiting(p) {
+			continue
+		}
+		if err := poll(ctx, func() bool {
+			_, ok := o.sched.SchedulingQueue.GetPod(p.Name, p.Namespace)
+			return ok
+		}); err != nil {
+			return fmt.Errorf("waiting for pod %s/%s in the scheduling queue: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return nil
 }
 
 // handleFailure does what handleSchedulingFailure does with the API and the nominator.

@@ -361,6 +361,8 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
     let mut nodes = 0;
     let mut reruns_agreed = 0;
     let mut followed = 0;
+    // Waiting, nominated, bound to the nominated node unscored, refused for a terminating pod there.
+    let mut queue = [0usize; 4];
     let mut spreadlab_time = Duration::ZERO;
     let mut oracle_time = Duration::ZERO;
     let mut classes: BTreeMap<String, ClassStats> = BTreeMap::new();
@@ -369,6 +371,10 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
         pods += o.coverage.pods;
         followed += o.followed;
         verdicts += o.coverage.filter_verdicts;
+        queue[0] += o.coverage.waiting;
+        queue[1] += o.coverage.nominated;
+        queue[2] += o.coverage.nominated_bound;
+        queue[3] += o.coverage.terminating_on_nominated;
         scores += o.coverage.scores;
         nodes += o.nodes;
         mismatches += o.mismatches.len();
@@ -417,6 +423,11 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
         oracle_time.as_secs_f64() * 1000.0 / n,
         reruns_agreed,
         followed
+    );
+    println!(
+        "  queue: {} pods already waiting, {} nominated ({} bound to that node unscored, {} refused \
+         preemption for a terminating pod there)",
+        queue[0], queue[1], queue[2], queue[3]
     );
     if classes.is_empty() {
         return ExitCode::SUCCESS;

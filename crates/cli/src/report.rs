@@ -95,6 +95,12 @@ pub struct PodReport<'a> {
     pub message: Option<&'a str>,
     /// Feasible nodes.
     pub feasible_nodes: usize,
+    /// The pod was already waiting (Pending) in the input, not created by the simulation.
+    pub waiting: bool,
+    /// The node the pod was nominated to when its cycle began (tried first).
+    pub nominated_node: Option<&'a str>,
+    /// Preemption found no node to make room on and cleared the pod's nomination.
+    pub nomination_cleared: bool,
     /// Preemption made for the pod (it placed the pod, or left it nominated).
     pub preemption: Option<&'a PreemptionReport>,
     /// Per-node detail (Pending pods by default; all with `--detail all`).
@@ -111,6 +117,9 @@ pub fn pod_view(decision: &PodDecision, workload: Option<String>) -> PodReport<'
         tied_nodes: &decision.tied_nodes,
         message: decision.message.as_deref(),
         feasible_nodes: decision.feasible_nodes,
+        waiting: decision.waiting,
+        nominated_node: decision.nominated_node.as_deref(),
+        nomination_cleared: decision.nomination_cleared,
         preemption: decision.preemption.as_ref(),
         explanation: decision.explanation.as_ref(),
     }

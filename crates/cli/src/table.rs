@@ -106,6 +106,9 @@ pub fn render(report: &Report) -> String {
                 String::new()
             };
             let _ = writeln!(out, "{key:width$}  {node:24}  {tied}");
+            if pod.waiting || pod.nominated_node.is_some() {
+                let _ = writeln!(out, "{:width$}  {}", "", queue_note(pod));
+            }
             if let Some(preemption) = &pod.preemption {
                 let victims = if preemption.victims.is_empty() {
                     String::from("nothing (its victims were already terminating)")
@@ -146,6 +149,28 @@ pub fn render(report: &Report) -> String {
     // The input's warnings are on standard error already (`input::load_files`); the JSON
     // report carries them, the table does not repeat them.
     out
+}
+
+/// Where the pod stood in the queue: already waiting in the input, and the nomination it
+/// came with (tried first, `evaluateNominatedNode`).
+fn queue_note(pod: &PodReport) -> String {
+    let mut note = String::from(if pod.waiting {
+        "already waiting in the input"
+    } else {
+        "new"
+    });
+    if let Some(nominated) = pod.nominated_node {
+        let outcome = match pod.node {
+            Some(node) if node == nominated => "it fits there, bound without scoring",
+            Some(_) => "it no longer fits there",
+            None if pod.nomination_cleared => {
+                "it no longer fits there; preemption found no room, nomination cleared"
+            }
+            None => "it no longer fits there; nomination kept",
+        };
+        let _ = write!(note, ", nominated to {nominated}: {outcome}");
+    }
+    note
 }
 
 fn render_pending(out: &mut String, pod: &PodReport) {

@@ -128,6 +128,15 @@ pub struct Coverage {
     pub filter_verdicts: usize,
     /// Per-node, per-plugin weighted scores compared.
     pub scores: usize,
+    /// Of the pods, those already waiting in the scenario (`creationTimestamp` set).
+    pub waiting: usize,
+    /// Of the pods, those nominated to a node when their cycle began.
+    pub nominated: usize,
+    /// Of those, the ones bound to the nominated node without scoring.
+    pub nominated_bound: usize,
+    /// Pods whose preemption was refused because a pod preempted earlier still terminates on
+    /// their nominated node.
+    pub terminating_on_nominated: usize,
 }
 
 /// Compares the engine's decisions with the oracle's lines, pod by pod. Returns every mismatch,
@@ -156,6 +165,15 @@ pub fn compare(
             }
         };
         coverage.pods += 1;
+        coverage.waiting += usize::from(decision.waiting);
+        coverage.nominated += usize::from(decision.nominated_node.is_some());
+        coverage.nominated_bound += usize::from(
+            decision.nominated_node.is_some() && decision.node == decision.nominated_node,
+        );
+        coverage.terminating_on_nominated +=
+            usize::from(decision.message.as_deref().is_some_and(|m| {
+                m.contains("not eligible due to a terminating pod on the nominated node")
+            }));
         mismatch(
             "pod",
             format!("{key:?}"),

@@ -1,6 +1,6 @@
 //! Bound pods cut down to the fields the loader reads from them (`convert/pod.rs`
 //! `convert_pod`, `load/workloads.rs` `add_pod`), parsed straight into their API types: a real
-//! pod's env, volume contents, probes and status conditions are skipped while parsing instead of being
+//! pod's env, volume contents, probes and condition messages are skipped while parsing instead of being
 //! allocated, and no JSON document tree is built in between ([`crate::Object::Pod`]). The
 //! admission policy reads the host's pod lists this way (its `tests/slim.rs` checks that a
 //! slimmed pod loads exactly like the whole one on every seed cluster).
@@ -61,6 +61,10 @@ pub struct SlimMetadata {
     pub owner_references: Option<Vec<OwnerReference>>,
     #[serde(default)]
     pub deletion_timestamp: Option<Time>,
+    #[serde(default)]
+    pub uid: Option<String>,
+    #[serde(default)]
+    pub creation_timestamp: Option<Time>,
 }
 
 /// The `spec` fields scheduling reads.
@@ -147,6 +151,22 @@ pub struct SlimStatus {
     pub nominated_node_name: Option<String>,
     #[serde(default)]
     pub start_time: Option<Time>,
+    #[serde(default)]
+    pub conditions: Option<Vec<SlimCondition>>,
+}
+
+/// A `status.conditions` entry without its message and times (the loader reads the
+/// `DisruptionTarget` condition's status and reason).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each field is the condition field of the same name
+pub struct SlimCondition {
+    #[serde(rename = "type", default)]
+    pub type_: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 impl SlimPod {
@@ -185,6 +205,8 @@ impl SlimPod {
                 labels: m.labels,
                 owner_references: m.owner_references,
                 deletion_timestamp: m.deletion_timestamp,
+                uid: m.uid,
+                creation_timestamp: m.creation_timestamp,
                 ..ObjectMeta::default()
             },
             spec: self.spec.map(|spec| core_api::PodSpec {
@@ -213,6 +235,16 @@ impl SlimPod {
                 phase: status.phase,
                 nominated_node_name: status.nominated_node_name,
                 start_time: status.start_time,
+                conditions: status.conditions.map(|list| {
+                    list.into_iter()
+                        .map(|c| core_api::PodCondition {
+                            type_: c.type_,
+                            status: c.status,
+                            reason: c.reason,
+                            ..core_api::PodCondition::default()
+                        })
+                        .collect()
+                }),
                 ..core_api::PodStatus::default()
             }),
         }
@@ -261,7 +293,7 @@ mod tests {
             "metadata": {"name": "p", "annotations": {"x": "y"}},
             "spec": {"nodeName": "n", "volumes": [{"name": "v", "emptyDir": {}}],
                 "containers": [{"name": "c", "env": [{"name": "A", "value": "b"}]}]},
-            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "message": "m", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
         });
         let pod = SlimPod::from_value(&pod).unwrap().into_pod();
         let spec = pod.spec.as_ref().unwrap();
@@ -270,7 +302,15 @@ mod tests {
         assert!(volumes[0].empty_dir.is_none());
         assert!(spec.containers[0].env.is_none());
         assert_eq!(spec.node_name.as_deref(), Some("n"));
-        assert!(pod.status.as_ref().unwrap().conditions.is_none());
+        let conditions = pod.status.as_ref().unwrap().conditions.as_ref().unwrap();
+        assert_eq!(
+            (
+                conditions[0].type_.as_str(),
+                conditions[0].message.as_deref()
+            ),
+            ("Ready", None)
+        );
+        assert!(conditions[0].last_transition_time.is_none());
         assert_eq!(pod.status.unwrap().phase.as_deref(), Some("Running"));
         assert!(pod.metadata.annotations.is_none());
     }

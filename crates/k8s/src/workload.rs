@@ -83,6 +83,10 @@ pub struct Workload {
     pub rollout: Option<spreadlab_engine::model::RolloutSpec>,
     /// Which live revision the template is (Deployments and StatefulSets).
     pub revision: Revision,
+    /// The controller's pods already waiting in the snapshot (unbound, stored by the API
+    /// server; [`spreadlab_engine::model::Pod::waiting`]), oldest first: they are among the
+    /// replicas it schedules, under their own names, before any it would create.
+    pub waiting: Vec<Pod>,
     /// Where it was read.
     pub origin: Origin,
 }
@@ -256,6 +260,9 @@ impl Workload {
     /// Up to `most` of the missing replicas beside `running`, built, in name order.
     fn create(&self, cluster: &Cluster, running: &[&Pod], most: usize) -> Vec<Pod> {
         let desired = usize::try_from(self.replicas).unwrap_or(0);
+        // A waiting pod of a name to create is that replica (a StatefulSet's ordinal); a
+        // ReplicaSet-like controller's waiting pods come before the names it would make.
+        let mut waiting: Vec<Pod> = Vec::new();
         let names: Vec<String> = match self.kind {
             WorkloadKind::Pod if running.is_empty() && most > 0 => vec![self.name.clone()],
             WorkloadKind::Pod => Vec::new(),
@@ -271,9 +278,13 @@ impl Workload {
             | WorkloadKind::ReplicaSet
             | WorkloadKind::ReplicationController
             | WorkloadKind::Job => {
+                let wanted = desired.saturating_sub(running.len()).min(most);
+                waiting = self.waiting.iter().take(wanted).cloned().collect();
                 let taken: BTreeSet<&str> = cluster
                     .pods
                     .iter()
+                    .map(|pod| &**pod)
+                    .chain(&self.waiting)
                     .filter(|pod| pod.namespace == self.namespace)
                     .map(|pod| pod.name.as_str())
                     .collect();
@@ -284,11 +295,17 @@ impl Workload {
                 (0..)
                     .map(|n| format!("{prefix}-{n}"))
                     .filter(|name| !taken.contains(name.as_str()))
-                    .take(desired.saturating_sub(running.len()).min(most))
+                    .take(wanted - waiting.len())
                     .collect()
             }
         };
-        names.into_iter().map(|name| self.pod_named(name)).collect()
+        waiting.extend(names.into_iter().map(|name| {
+            match self.waiting.iter().find(|pod| pod.name == name) {
+                Some(pod) => pod.clone(),
+                None => self.pod_named(name),
+            }
+        }));
+        waiting
     }
 
     /// The workload as the engine's analyses follow it: its running replicas in `cluster`
@@ -390,6 +407,7 @@ mod tests {
             priority_class_name: None,
             rollout: None,
             revision: Revision::None,
+            waiting: Vec::new(),
             origin: Origin {
                 file: "-".into(),
                 document: 0,

@@ -459,3 +459,100 @@ fn running_replicas_are_found_by_ownership_not_by_selector_alone() {
         .collect();
     assert_eq!(running, ["web-7d4b9c-1", "orphan"]);
 }
+
+/// A snapshot's Pending pods (stored: uid or creationTimestamp) are already waiting: a bare one
+/// is a Pod workload marked waiting; a controller's is scheduled as that controller's replica
+/// under its own name, with its nomination and creation time, before any replica it would
+/// create; a hand-written unbound pod the controller selects is what it creates instead.
+#[test]
+fn waiting_pods_of_a_snapshot_keep_their_names_and_nominations() {
+    let text = r#"apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-aaaaa, labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u, controller: true}]}
+spec: {nodeName: n1, containers: [{name: c, image: nginx}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-later, uid: w2, creationTimestamp: "2026-01-01T00:05:00Z", labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u, controller: true}]}
+spec: {containers: [{name: c, image: nginx}]}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-first, uid: w1, creationTimestamp: "2026-01-01T00:00:00Z", labels: {app: web}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u, controller: true}]}
+spec: {containers: [{name: c, image: nginx}]}
+status: {phase: Pending, nominatedNodeName: n1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: handwritten, labels: {app: web}}
+spec: {containers: [{name: c, image: nginx}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, creationTimestamp: "2026-01-01T00:01:00Z"}
+spec: {containers: [{name: c, image: nginx}]}
+"#;
+    let loaded = load_text("snapshot.yaml", text);
+    assert_clean(&loaded);
+    let kinds: Vec<WorkloadKind> = loaded.workloads.iter().map(|w| w.kind).collect();
+    assert_eq!(kinds, vec![WorkloadKind::ReplicaSet, WorkloadKind::Pod]);
+    let replica_set = &loaded.workloads[0];
+    let waiting: Vec<&str> = replica_set
+        .waiting
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(waiting, vec!["web-first", "web-later"], "oldest first");
+    // 4 desired - 1 running = 3: the two waiting pods, then one new replica.
+    let pods = replica_set.pods_to_create(&loaded.cluster);
+    let names: Vec<&str> = pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, vec!["web-first", "web-later", "web-0"]);
+    assert!(pods[0].waiting && pods[1].waiting && !pods[2].waiting);
+    assert_eq!(pods[0].nominated_node_name.as_deref(), Some("n1"));
+    assert!(pods[0].created < pods[1].created);
+    let solo = &loaded.workloads[1].pods_to_create(&loaded.cluster)[0];
+    assert!(solo.waiting && solo.created.is_some());
+}
+
+/// `podTerminatingByPreemption`: deletionTimestamp and a DisruptionTarget condition True with
+/// reason PreemptionByScheduler; another reason, or no deletion, is not.
+#[test]
+fn pods_terminating_by_preemption_are_recognised() {
+    let pod = |name: &str, deleting: bool, reason: &str| {
+        let deletion = if deleting {
+            r#", deletionTimestamp: "2026-01-01T00:00:00Z""#
+        } else {
+            ""
+        };
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}{deletion}}}\nspec: {{nodeName: n1, containers: [{{name: c}}]}}\nstatus: {{phase: Running, conditions: [{{type: DisruptionTarget, status: \"True\", reason: {reason}}}]}}\n"
+        )
+    };
+    let text = [
+        pod("preempted", true, "PreemptionByScheduler"),
+        pod("evicted", true, "EvictionByEvictionAPI"),
+        pod("alive", false, "PreemptionByScheduler"),
+    ]
+    .join("---\n");
+    let loaded = load_text("pods.yaml", &text);
+    assert_clean(&loaded);
+    let flags: Vec<bool> = loaded
+        .cluster
+        .pods
+        .iter()
+        .map(|p| p.terminating_by_preemption)
+        .collect();
+    assert_eq!(flags, vec![true, false, false]);
+}

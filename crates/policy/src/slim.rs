@@ -20,6 +20,8 @@ pub const POD_FIELD_MASKS: &[&str] = &[
     "metadata.labels",
     "metadata.ownerReferences",
     "metadata.deletionTimestamp",
+    "metadata.uid",
+    "metadata.creationTimestamp",
     "spec.nodeName",
     "spec.priority",
     "spec.priorityClassName",
@@ -52,6 +54,9 @@ pub const POD_FIELD_MASKS: &[&str] = &[
     "status.phase",
     "status.nominatedNodeName",
     "status.startTime",
+    "status.conditions.type",
+    "status.conditions.status",
+    "status.conditions.reason",
 ];
 
 /// The Service fields the policy reads (`helper.DefaultSelector`: namespace and selector).

@@ -204,6 +204,7 @@ pub fn scenario(seed: u64) -> Value {
     namespace_objects.extend(objects);
     storage::add_storage(seed, &mut namespace_objects, &mut schedule);
     gate_some(seed, &mut schedule);
+    queue::wait_some(seed, &mut namespace_objects, &mut schedule);
     json!({
         "name": format!("random-{seed}"),
         "objects": namespace_objects,
@@ -239,6 +240,7 @@ fn cpu(millis: i64) -> String {
 
 mod cluster;
 mod pods;
+mod queue;
 mod rules;
 mod storage;
 

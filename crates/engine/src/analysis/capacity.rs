@@ -163,6 +163,7 @@ pub fn capacity(
         let mut pod = workload.template.clone();
         pod.name = alloc::format!("{base}-extra-{n}");
         pod.node_name = None;
+        pod.nominated_node_name = None;
         let info = PodInfo::new(pod);
         let decision = scheduler::schedule_one(&mut snapshot, &info, &options);
         match &decision.node {

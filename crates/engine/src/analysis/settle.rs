@@ -119,6 +119,7 @@ impl Settled {
             ..options.clone()
         };
         let (mut snapshot, _) = crate::framework::Snapshot::new(&self.scenario.cluster);
+        scheduler::enqueue_waiting(&mut snapshot, &pods);
         for &earlier in order.get(..index)? {
             scheduler::schedule_and_bind(&mut snapshot, &pods[earlier], &quiet);
         }
@@ -221,6 +222,9 @@ pub(crate) fn place(cluster: &Cluster, workloads: &[Workload], options: &Options
         match &decision.node {
             Some(node) => {
                 pod.node_name = Some(node.clone());
+                // Bound: no longer in the queue or the nominator.
+                pod.waiting = false;
+                pod.nominated_node_name = None;
                 members[owner[index]].push(pod.key());
                 settled.pods.push(Arc::new(pod));
             }

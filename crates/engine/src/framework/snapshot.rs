@@ -408,6 +408,14 @@ impl Snapshot {
         self.nominated.push(NominatedPod { id, node, info });
     }
 
+    /// The node a pod is nominated to in the nominator, if any.
+    pub fn nomination_of(&self, namespace: &str, name: &str) -> Option<usize> {
+        self.nominated
+            .iter()
+            .find(|n| n.info.pod.namespace == namespace && n.info.pod.name == name)
+            .map(|n| n.node)
+    }
+
     /// Forgets a pod's nomination (`DeleteNominatedPodIfExists`), if any.
     pub fn clear_nomination(&mut self, namespace: &str, name: &str) {
         self.nominated

@@ -247,6 +247,18 @@ pub struct Pod {
     pub node_name: Option<String>,
     /// `status.nominatedNodeName`.
     pub nominated_node_name: Option<String>,
+    /// `metadata.creationTimestamp` as seconds since an arbitrary epoch (the queue order of
+    /// pods already waiting, see [`Pod::waiting`]).
+    pub created: Option<i64>,
+    /// An unbound pod the API server already stored (read from a snapshot, not created by the
+    /// simulation): it waits in the scheduling queue ahead of the pods the simulation creates
+    /// at the same priority, and its `status.nominatedNodeName` is in the scheduler's
+    /// nominator from the start (`PriorityQueue.Add`, pkg/scheduler/backend/queue).
+    pub waiting: bool,
+    /// Terminating because the scheduler preempted it: `metadata.deletionTimestamp` set and a
+    /// `DisruptionTarget` condition True with reason `PreemptionByScheduler`
+    /// (`podTerminatingByPreemption`, defaultpreemption/default_preemption.go).
+    pub terminating_by_preemption: bool,
     /// `status.phase`.
     pub phase: PodPhase,
     /// `metadata.deletionTimestamp` is set.

@@ -21,8 +21,8 @@ mod types;
 
 pub use explain::{affinity_explanations, soft_spread_explanations, spread_explanations};
 pub use schedule_one::{
-    TIED_NODES_KEPT_WITHOUT_DETAIL, queue_order, schedule_and_bind, schedule_one, simulate,
-    simulate_on,
+    TIED_NODES_KEPT_WITHOUT_DETAIL, enqueue_waiting, queue_order, schedule_and_bind, schedule_one,
+    simulate, simulate_on,
 };
 pub use tie::TieBreak;
 pub use types::*;

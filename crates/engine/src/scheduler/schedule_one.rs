@@ -15,17 +15,50 @@ use crate::model::{Cluster, Pod};
 use crate::plugins::default_preemption::{self, PreemptionOutcome};
 use crate::plugins::pod_topology_spread;
 
-/// The scheduling queue order (`PrioritySort`): higher priority first, then arrival order.
+/// The scheduling queue order (`PrioritySort.Less`, framework/plugins/queuesort/priority_sort.go):
+/// higher priority first, then the earlier queue timestamp. A pod already waiting in the
+/// snapshot ([`Pod::waiting`]) entered the queue before any pod the simulation creates, and
+/// waiting pods entered it in creation order (`metadata.creationTimestamp`, then input order:
+/// the real queue re-stamps a pod after each failed attempt, a history no snapshot records);
+/// created pods in input order.
 pub fn queue_order(pods: &[Pod]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..pods.len()).collect();
-    order.sort_by(|a, b| pods[*b].priority.cmp(&pods[*a].priority).then(a.cmp(b)));
+    let arrival = |pod: &Pod| (!pod.waiting, pod.created.is_none(), pod.created);
+    order.sort_by(|&a, &b| {
+        pods[b]
+            .priority
+            .cmp(&pods[a].priority)
+            .then_with(|| arrival(&pods[a]).cmp(&arrival(&pods[b])))
+            .then(a.cmp(&b))
+    });
     order
+}
+
+/// `PriorityQueue.Add` for the pods already waiting ([`Pod::waiting`]): each one that is not
+/// gated and carries `status.nominatedNodeName` (of a node in the snapshot) is in the
+/// nominator before the first cycle, so earlier cycles of pods of no higher priority leave it
+/// room there (`RunFilterPluginsWithNominatedPods`). [`simulate`] and [`simulate_on`] call it.
+pub fn enqueue_waiting(snapshot: &mut Snapshot, pods: &[Pod]) {
+    for index in queue_order(pods) {
+        let pod = &pods[index];
+        if !pod.waiting || pod.scheduling_gated {
+            continue;
+        }
+        let node = pod
+            .nominated_node_name
+            .as_ref()
+            .and_then(|name| snapshot.node_index.get(name).copied());
+        if let Some(node) = node {
+            snapshot.nominate(PodInfo::new(pod.clone()), node);
+        }
+    }
 }
 
 /// Schedules `pods` one after another on `cluster`, in queue order, binding each placed pod before
 /// the next one is considered.
 pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulation {
     let (mut snapshot, _warnings) = Snapshot::new(cluster);
+    enqueue_waiting(&mut snapshot, pods);
     let mut decisions = Vec::with_capacity(pods.len());
     for index in queue_order(pods) {
         decisions.push(schedule_and_bind(&mut snapshot, &pods[index], options));
@@ -39,6 +72,7 @@ pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulatio
 /// Schedules `pods` on `snapshot` as [`simulate`] does on a cluster, leaving the snapshot as
 /// the last binding left it; the decisions, in queue order.
 pub fn simulate_on(snapshot: &mut Snapshot, pods: &[Pod], options: &Options) -> Vec<PodDecision> {
+    enqueue_waiting(snapshot, pods);
     queue_order(pods)
         .into_iter()
         .map(|index| schedule_and_bind(snapshot, &pods[index], options))
@@ -48,7 +82,21 @@ pub fn simulate_on(snapshot: &mut Snapshot, pods: &[Pod], options: &Options) -> 
 /// Schedules one pod and binds it when placed (evicting preemption victims first).
 pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) -> PodDecision {
     let info = PodInfo::new(pod.clone());
+    // `PriorityQueue.Add`: a pod entering the queue now with `status.nominatedNodeName` is
+    // nominated there (a waiting pod was at the start, see `enqueue_waiting`).
+    if !pod.waiting && !pod.scheduling_gated {
+        let node = pod
+            .nominated_node_name
+            .as_ref()
+            .and_then(|name| snapshot.node_index.get(name).copied());
+        if let Some(node) = node {
+            snapshot.nominate(info.clone(), node);
+        }
+    }
     let mut decision = schedule_one(snapshot, &info, options);
+    if decision.nomination_cleared {
+        snapshot.clear_nomination(&pod.namespace, &pod.name);
+    }
     if let Some(mut preemption) = decision.preemption.take() {
         // The victims are deleted; the pod is retried and tries its nominated node first.
         let victims: Vec<usize> = preemption_victim_ids(snapshot, &preemption);
@@ -72,6 +120,7 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
             // node is "top-scored"; the message stays the FitError of the preempting cycle, which
             // is what the pod's FailedScheduling event shows (both checked with the oracle).
             crate::plugins::registry::reserve(&options.profile, snapshot, &info, nominated);
+            snapshot.clear_nomination(&pod.namespace, &pod.name);
             snapshot.bind(info, nominated);
             decision.node = Some(preemption.nominated_node.clone());
             preemption.placed = true;
@@ -86,6 +135,8 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
     if let Some(node) = &decision.node {
         let node_index = snapshot.node_index[node];
         crate::plugins::registry::reserve(&options.profile, snapshot, &info, node_index);
+        // Assume: `DeleteNominatedPodIfExists`.
+        snapshot.clear_nomination(&pod.namespace, &pod.name);
         snapshot.bind(info, node_index);
     }
     decision
@@ -115,6 +166,9 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         namespace: pod.pod.namespace.clone(),
         name: pod.pod.name.clone(),
         node: None,
+        waiting: pod.pod.waiting,
+        nominated_node: None,
+        nomination_cleared: false,
         tied_nodes: Vec::new(),
         tied_count: 0,
         message: None,
@@ -132,6 +186,9 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         decision.message = Some(String::from(NO_NODES_AVAILABLE_MSG));
         return decision;
     }
+    // The node the nominator holds for the pod (`status.nominatedNodeName`).
+    let nominated_node = snapshot.nomination_of(&pod.pod.namespace, &pod.pod.name);
+    decision.nominated_node = nominated_node.map(|n| snapshot.nodes[n].node.name.clone());
     let (state, pre_filter) = run_pre_filter(profile, snapshot, pod);
     // Per node: `None` when the node passed every filter, else the failing status. Filled for
     // every node when a pod stays Pending or every detail is kept; a cycle that filters by node
@@ -139,6 +196,8 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     let mut statuses: Vec<Option<Status>> = Vec::new();
     let mut feasible: Vec<usize> = Vec::with_capacity(n_nodes);
     let mut diagnosis = Diagnosis::default();
+    // The nominated node's Filter status when it did not pass.
+    let mut nominated_failure: Option<(usize, Status)> = None;
     let pre_filter_rejected =
         pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error;
     if pre_filter_rejected {
@@ -147,8 +206,37 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         statuses = alloc::vec![Some(status.clone()); n_nodes];
         diagnosis.absent_nodes_status = Some(status);
     } else {
+        // `evaluateNominatedNode`: the nominated node is tried first (before and regardless of
+        // the PreFilter result's narrowing); when it passes, the pod goes there unscored.
+        if let Some(node) = nominated_node {
+            let status = run_filter_with_nominated_pods(profile, &state, snapshot, pod, node);
+            if status.is_success() {
+                let name = snapshot.nodes[node].node.name.clone();
+                decision.feasible_nodes = 1;
+                decision.tied_count = 1;
+                decision.tied_nodes = alloc::vec![name.clone()];
+                decision.node = Some(name.clone());
+                if options.detail == Detail::All {
+                    let statuses = alloc::vec![None; n_nodes];
+                    let mut explained =
+                        explanation(snapshot, pod, &pre_filter, &state, &statuses, None);
+                    explained.nodes.retain(|verdict| verdict.node == name);
+                    decision.explanation = Some(explained);
+                }
+                return decision;
+            }
+            nominated_failure = Some((node, status));
+        }
         let absent = pre_filter.node_names.as_ref().map(|_| {
             let mut plugins = pre_filter.narrowing_plugins.clone();
+            // The nominated node's check adds its rejecting plugin to the same set
+            // (`Diagnosis.AddPluginStatus` on the diagnosis copy shares UnschedulablePlugins).
+            plugins.extend(
+                nominated_failure
+                    .as_ref()
+                    .filter(|(_, status)| status.code.is_rejected())
+                    .and_then(|(_, status)| status.plugin),
+            );
             plugins.sort();
             plugins.dedup();
             Status::new(
@@ -240,6 +328,20 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 }
             }
         }
+        // A nominated node the PreFilter result leaves out keeps the status of its own check.
+        let nominated_outside = nominated_failure.as_ref().filter(|(node, _)| {
+            pre_filter
+                .node_names
+                .as_ref()
+                .is_some_and(|names| !names.contains(&snapshot.nodes[*node].node.name))
+        });
+        if let Some((node, status)) = nominated_outside {
+            if statuses.is_empty() {
+                statuses = alloc::vec![None; n_nodes];
+            }
+            statuses[*node] = Some(status.clone());
+        }
+        let nominated_outside = nominated_outside.map(|(node, _)| *node);
         feasible.sort_unstable();
         if feasible.is_empty() {
             // Nodes with an explicit Filter status; narrowed-out ones count through the absent status.
@@ -247,10 +349,11 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| {
-                    pre_filter
-                        .node_names
-                        .as_ref()
-                        .is_none_or(|names| names.contains(&snapshot.nodes[*i].node.name))
+                    nominated_outside == Some(*i)
+                        || pre_filter
+                            .node_names
+                            .as_ref()
+                            .is_none_or(|names| names.contains(&snapshot.nodes[*i].node.name))
                 })
                 .filter_map(|(i, s)| {
                     s.as_ref()
@@ -271,7 +374,19 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             // PostFilter loop before DefaultPreemption runs (verified with the oracle).
             Some(String::from(DYNAMIC_RESOURCES_STATE_NOT_FOUND))
         } else {
-            match default_preemption::post_filter(profile, snapshot, &state, pod, &statuses) {
+            // The nominated node's status in the cycle's NodeToStatus (absent: the PreFilter
+            // result's UnschedulableAndUnresolvable).
+            let nominated = nominated_node.map(|node| {
+                let code = statuses
+                    .get(node)
+                    .cloned()
+                    .flatten()
+                    .map_or(Code::UnschedulableAndUnresolvable, |s| s.code);
+                (node, code)
+            });
+            match default_preemption::post_filter(
+                profile, snapshot, &state, pod, &statuses, nominated,
+            ) {
                 PreemptionOutcome::Nominated(nominated) => {
                     let equal: Vec<usize> = nominated
                         .tied
@@ -316,6 +431,10 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                     None
                 }
                 PreemptionOutcome::Failed(message) => {
+                    Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}"))
+                }
+                PreemptionOutcome::NoCandidates(message) => {
+                    decision.nomination_cleared = true;
                     Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}"))
                 }
             }

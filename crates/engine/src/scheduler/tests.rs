@@ -173,6 +173,91 @@ fn queue_order_is_priority_then_arrival() {
     assert_eq!(queue_order(&pods), vec![2, 0, 1]);
 }
 
+/// Upstream `TestLess` (framework/plugins/queuesort/priority_sort_test.go): priorities 10 and
+/// 100 either way round, then equal priority with timestamps t1 < t2 either way round; here
+/// the timestamp of a waiting pod is its creation time.
+#[test]
+fn queue_order_ports_upstream_less() {
+    let queued = |priority: i32, created: Option<i64>| {
+        let mut p = pod("p", &[], None);
+        p.priority = priority;
+        p.waiting = created.is_some();
+        p.created = created;
+        p
+    };
+    let less = |p1: Pod, p2: Pod| queue_order(&[p1, p2]) == vec![0, 1];
+    assert!(!less(queued(10, None), queued(100, None)));
+    assert!(less(queued(100, None), queued(10, None)));
+    assert!(less(queued(100, Some(1)), queued(100, Some(2))));
+    assert!(!less(queued(100, Some(2)), queued(100, Some(1))));
+    // A pod already waiting was queued before any pod the simulation creates; priority first.
+    assert!(!less(queued(100, None), queued(100, Some(2))));
+    assert!(less(queued(100, None), queued(10, Some(2))));
+}
+
+/// `evaluateNominatedNode`: a waiting pod nominated to a node where it fits goes there unscored
+/// (even though another node scores higher), and until its turn its nomination holds room
+/// there against an earlier pod of equal priority.
+#[test]
+fn a_nominated_waiting_pod_is_bound_to_its_node_first() {
+    let cluster = Cluster {
+        nodes: vec![node("a", &[]), node("b", &[])],
+        pods: vec![cpu_pod("busy", "busy", 2000, 0, Some("b")).into()],
+        ..Cluster::default()
+    };
+    let mut first = cpu_pod("first", "x", 3000, 0, None);
+    first.waiting = true;
+    first.created = Some(1);
+    let mut nominated = cpu_pod("nominated", "x", 2000, 0, None);
+    nominated.waiting = true;
+    nominated.created = Some(2);
+    nominated.nominated_node_name = Some("b".into());
+    let simulation = simulate(&cluster, &[nominated, first], &Options::default());
+    let [first, nominated] = &simulation.decisions[..] else {
+        panic!("two decisions")
+    };
+    assert_eq!(first.name, "first");
+    // b holds 2000m + the nominated 2000m of 4000m: first (3000m) fits only on a.
+    assert_eq!(first.node.as_deref(), Some("a"));
+    assert!(first.waiting);
+    assert_eq!(nominated.nominated_node.as_deref(), Some("b"));
+    assert_eq!(nominated.node.as_deref(), Some("b"));
+    assert_eq!((nominated.feasible_nodes, nominated.tied_count), (1, 1));
+    assert!(simulation.snapshot.nominated.is_empty());
+}
+
+/// `PodEligibleToPreemptOthers`: a pod nominated to a node where a lower-priority pod the
+/// scheduler preempted is still terminating does not preempt again, and keeps its nomination.
+#[test]
+fn a_terminating_victim_on_the_nominated_node_blocks_preemption() {
+    let mut victim = cpu_pod("victim", "v", 3000, 0, Some("a"));
+    victim.terminating = true;
+    victim.terminating_by_preemption = true;
+    let cluster = Cluster {
+        nodes: vec![node("a", &[]), node("b", &[])],
+        pods: vec![
+            victim.into(),
+            cpu_pod("low", "low", 3000, 0, Some("b")).into(),
+        ],
+        ..Cluster::default()
+    };
+    let mut preemptor = cpu_pod("preemptor", "p", 2000, 10, None);
+    preemptor.waiting = true;
+    preemptor.nominated_node_name = Some("a".into());
+    let simulation = simulate(&cluster, &[preemptor], &Options::default());
+    let decision = &simulation.decisions[0];
+    assert_eq!(decision.node, None);
+    assert!(decision.preemption.is_none());
+    assert!(
+        decision.message.as_deref().unwrap().ends_with(
+            "no new claims to deallocate, preemption: not eligible due to a terminating pod on the nominated node."
+        ),
+        "{:?}",
+        decision.message
+    );
+    assert_eq!(simulation.snapshot.nominated.len(), 1, "nomination kept");
+}
+
 /// No nodes at all gives upstream's ErrNoNodesAvailable text.
 #[test]
 fn no_nodes() {

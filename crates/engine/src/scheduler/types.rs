@@ -201,6 +201,16 @@ pub struct PodDecision {
     pub name: String,
     /// The node chosen, or `None` when Pending.
     pub node: Option<String>,
+    /// The pod was already waiting in the snapshot ([`crate::model::Pod::waiting`]), not
+    /// created by the simulation.
+    pub waiting: bool,
+    /// The node the pod was nominated to when its cycle began (`status.nominatedNodeName`, in
+    /// the scheduler's nominator): tried first, and the pod is bound there without scoring
+    /// when it fits (`evaluateNominatedNode`, schedule_one.go).
+    pub nominated_node: Option<String>,
+    /// Preemption found no node to make room on, so the scheduler cleared the pod's
+    /// nomination (`Preempt` returns a result with an empty nominated node).
+    pub nomination_cleared: bool,
     /// The nodes with the top score, in node order (the real scheduler may pick any of them); with
     /// [`Detail::None`] only the first [`TIED_NODES_KEPT_WITHOUT_DETAIL`].
     pub tied_nodes: Vec<String>,

@@ -138,6 +138,15 @@ pub fn convert_pod_validated(
     }
 }
 
+/// Whether the first `DisruptionTarget` condition is True with reason `PreemptionByScheduler`
+/// (`podTerminatingByPreemption`, pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go).
+fn preempted_by_scheduler(status: Option<&api::PodStatus>) -> bool {
+    status
+        .and_then(|s| s.conditions.as_ref())
+        .and_then(|conditions| conditions.iter().find(|c| c.type_ == "DisruptionTarget"))
+        .is_some_and(|c| c.status == "True" && c.reason.as_deref() == Some("PreemptionByScheduler"))
+}
+
 /// Converts a Pod as written: no API-server mutation (see [`crate::admit_pod`], which the loader
 /// applies to every pod), `spec.priority` as given (0 when absent, no PriorityClass lookup). For
 /// unit-test fixtures, which upstream builds without the API server.
@@ -163,6 +172,12 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
             .filter(|name| !name.is_empty()),
         phase: phase(status.and_then(|s| s.phase.as_deref()))?,
         terminating: metadata.deletion_timestamp.is_some(),
+        terminating_by_preemption: metadata.deletion_timestamp.is_some()
+            && preempted_by_scheduler(status),
+        created: metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|time| time.0.as_second()),
         start_time: status
             .and_then(|s| s.start_time.as_ref())
             .map(|time| time.0.as_second()),

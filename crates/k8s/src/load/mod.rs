@@ -554,39 +554,7 @@ impl<'o> Loader<'o> {
                     && w.name == set.deployment
             });
         }
-        // An unbound pod selected by a loaded controller is one of that controller's replicas
-        // (its own or adopted): the controller's pods_to_create stands for it.
-        let controllers: Vec<(String, Selector)> = self
-            .loaded
-            .workloads
-            .iter()
-            .filter(|w| {
-                matches!(
-                    w.kind,
-                    WorkloadKind::Deployment
-                        | WorkloadKind::ReplicaSet
-                        | WorkloadKind::ReplicationController
-                        | WorkloadKind::StatefulSet
-                        | WorkloadKind::Job
-                )
-            })
-            .map(|w| (w.namespace.clone(), w.running_selector()))
-            .collect();
-        for (index, workload) in self.loaded.workloads.iter().enumerate() {
-            if workload.kind != WorkloadKind::Pod {
-                continue;
-            }
-            let adoptable = workload.template.owner.as_ref().is_none_or(|owner| {
-                matches!(
-                    owner.kind.as_str(),
-                    "ReplicaSet" | "ReplicationController" | "StatefulSet" | "Job"
-                )
-            });
-            dropped[index] = adoptable
-                && controllers.iter().any(|(namespace, selector)| {
-                    *namespace == workload.namespace && selector.matches(&workload.template.labels)
-                });
-        }
+        self.adopt_unbound_pods(&mut dropped);
         let mut index = 0;
         self.loaded.workloads.retain(|_| {
             index += 1;

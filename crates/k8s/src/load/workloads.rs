@@ -95,6 +95,8 @@ impl Loader<'_> {
             self.loaded.warnings.push(place.warning(None, message));
             return Ok(());
         }
+        // An unbound pod the API server stored is already waiting in the scheduling queue.
+        converted.waiting = pod.metadata.uid.is_some() || pod.metadata.creation_timestamp.is_some();
         let name = std::mem::take(&mut converted.name);
         self.push_workload(
             place,
@@ -483,6 +485,7 @@ impl Loader<'_> {
             priority_class_name: new.priority_class_name.clone(),
             rollout: new.rollout.clone(),
             revision: Revision::None,
+            waiting: Vec::new(),
             origin: Origin {
                 file: place.file.clone(),
                 document: place.document.unwrap_or(0),
@@ -505,5 +508,74 @@ impl Loader<'_> {
             place: place.clone(),
             path: new.priority_path.to_owned(),
         });
+    }
+
+    /// An unbound pod selected by a loaded controller is one of that controller's replicas
+    /// (its own or adopted): one already waiting in the snapshot is scheduled as that
+    /// controller's, under its own name ([`Workload::waiting`], oldest first); a hand-written
+    /// one is what the controller's pods_to_create stands for. Marks the adopted Pod workloads
+    /// in `dropped`.
+    pub(super) fn adopt_unbound_pods(&mut self, dropped: &mut [bool]) {
+        // An unbound pod selected by a loaded controller is one of that controller's replicas
+        // (its own or adopted): one already waiting in the snapshot is scheduled as that
+        // controller's, under its own name; a hand-written one is what the controller's
+        // pods_to_create stands for.
+        let controllers: Vec<(usize, Selector)> = self
+            .loaded
+            .workloads
+            .iter()
+            .enumerate()
+            .filter(|(index, w)| {
+                !dropped[*index]
+                    && matches!(
+                        w.kind,
+                        WorkloadKind::Deployment
+                            | WorkloadKind::ReplicaSet
+                            | WorkloadKind::ReplicationController
+                            | WorkloadKind::StatefulSet
+                            | WorkloadKind::Job
+                    )
+            })
+            .map(|(index, w)| (index, w.running_selector()))
+            .collect();
+        let mut adopted: Vec<(usize, Pod)> = Vec::new();
+        for (index, workload) in self.loaded.workloads.iter().enumerate() {
+            if workload.kind != WorkloadKind::Pod {
+                continue;
+            }
+            let adoptable = workload.template.owner.as_ref().is_none_or(|owner| {
+                matches!(
+                    owner.kind.as_str(),
+                    "ReplicaSet" | "ReplicationController" | "StatefulSet" | "Job"
+                )
+            });
+            let mut pod = workload.template.clone();
+            pod.name = workload.name.clone();
+            let adopter = controllers.iter().find(|(controller, selector)| {
+                let controller = &self.loaded.workloads[*controller];
+                controller.namespace == pod.namespace
+                    && selector.matches(&pod.labels)
+                    && controller.controls(&pod)
+            });
+            let Some((controller, _)) = adopter.filter(|_| adoptable) else {
+                continue;
+            };
+            dropped[index] = true;
+            if pod.waiting {
+                adopted.push((*controller, pod));
+            }
+        }
+        for (controller, pod) in adopted {
+            self.loaded.workloads[controller].waiting.push(pod);
+        }
+        for workload in &mut self.loaded.workloads {
+            workload.waiting.sort_by(|a, b| {
+                (a.created.is_none(), a.created, &a.name).cmp(&(
+                    b.created.is_none(),
+                    b.created,
+                    &b.name,
+                ))
+            });
+        }
     }
 }

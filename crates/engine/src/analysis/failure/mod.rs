@@ -357,6 +357,7 @@ fn fail_with(
             if let Some(pod) = pod_by_key.get(key) {
                 let mut replacement = (*pod).clone();
                 replacement.node_name = None;
+                replacement.nominated_node_name = None;
                 if stateful && mode == FailureMode::Unreachable {
                     held.push((index, replacement, key.clone()));
                     continue;

@@ -49,6 +49,9 @@ pub enum PreemptionOutcome {
     Nominated(Candidates),
     /// Preemption did not help; the message is the PostFilter text (already prefixed `preemption: `).
     Failed(String),
+    /// No node would make room: the PostFilter text, and the result clears the pod's nomination
+    /// (`NewPostFilterResultWithNominatedNode("")`, framework/preemption/preemption.go `Preempt`).
+    NoCandidates(String),
 }
 
 /// `MoreImportantPod`: higher priority first, then the earlier start time.
@@ -224,13 +227,28 @@ fn num_candidates(potential_nodes: usize) -> usize {
     n.min(potential_nodes)
 }
 
-/// `PodEligibleToPreemptOthers` (the policy half; nominated-node terminating victims cannot occur in
-/// a sequential simulation).
-fn eligibility_message(preemptor: &PodInfo) -> Option<String> {
+/// `PodEligibleToPreemptOthers` (defaultpreemption/default_preemption.go): never with
+/// `preemptionPolicy: Never`; a pod nominated to a node is not eligible again while a pod of
+/// lower priority that the scheduler preempted is still terminating there, unless its cycle
+/// found the node UnschedulableAndUnresolvable. `nominated`: the node the pod was nominated to
+/// when its cycle began and that node's Filter status (a node missing from the cluster counts
+/// as UnschedulableAndUnresolvable, as `NodeToStatus.Get` answers for it).
+fn eligibility_message(
+    snapshot: &Snapshot,
+    preemptor: &PodInfo,
+    nominated: Option<(usize, Code)>,
+) -> Option<String> {
     if preemptor.pod.preemption_policy == PreemptionPolicy::Never {
         return Some(String::from("not eligible due to preemptionPolicy=Never."));
     }
-    None
+    let (node, code) = nominated?;
+    if code == Code::UnschedulableAndUnresolvable {
+        return None;
+    }
+    snapshot
+        .pods_on(node)
+        .any(|p| p.pod.priority < preemptor.pod.priority && p.pod.terminating_by_preemption)
+        .then(|| String::from("not eligible due to a terminating pod on the nominated node."))
 }
 
 /// `DefaultPreemption.PostFilter`: the filter statuses of every node (`None` for nodes that passed or
@@ -241,8 +259,9 @@ pub fn post_filter(
     state: &CycleState,
     preemptor: &PodInfo,
     node_statuses: &[Option<Status>],
+    nominated: Option<(usize, Code)>,
 ) -> PreemptionOutcome {
-    if let Some(message) = eligibility_message(preemptor) {
+    if let Some(message) = eligibility_message(snapshot, preemptor, nominated) {
         return PreemptionOutcome::Failed(format!("preemption: {message}"));
     }
     let mut diagnosis = Diagnosis {
@@ -271,7 +290,7 @@ pub fn post_filter(
         }
     }
     if candidates.is_empty() {
-        return PreemptionOutcome::Failed(format!(
+        return PreemptionOutcome::NoCandidates(format!(
             "preemption: {}",
             fit_error_message(snapshot.num_nodes(), &diagnosis)
         ));
@@ -325,7 +344,7 @@ mod tests {
         let (state, _) = run_pre_filter(&profile, &snap, &preemptor);
         let statuses: vec::Vec<Option<Status>> =
             vec![Some(run_filter(&profile, &state, &snap, &preemptor, 0))];
-        match super::post_filter(&profile, &mut snap, &state, &preemptor, &statuses) {
+        match super::post_filter(&profile, &mut snap, &state, &preemptor, &statuses, None) {
             super::PreemptionOutcome::Nominated(found) => {
                 assert_eq!(found.tied, vec![0]);
                 assert!(!found.sampled);
@@ -341,7 +360,7 @@ mod tests {
         let mut never = cpu_pod("never", 2000, 10, None);
         never.preemption_policy = PreemptionPolicy::Never;
         let never = PodInfo::new(never);
-        match super::post_filter(&profile, &mut snap, &state, &never, &statuses) {
+        match super::post_filter(&profile, &mut snap, &state, &never, &statuses, None) {
             super::PreemptionOutcome::Failed(message) => {
                 assert_eq!(
                     message,
