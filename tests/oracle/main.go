@@ -99,7 +99,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 
-	e, err := newEnv()
+	e, err := newEnv(op.timing)
 	if err != nil {
 		fatalf("default configuration: %v", err)
 	}

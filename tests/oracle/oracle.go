@@ -51,8 +51,12 @@ type oracle struct {
 	fw        framework.Framework
 	snapshot  *internalcache.Snapshot
 	nodeOrder []string
-	logger    klog.Logger
-	profile   schedconfig.KubeSchedulerProfile
+	// percentage is the configuration's percentageOfNodesToScore; nextStart the oracle's
+	// nextStartNodeIndex (SchedulePod in crossCheck advances the scheduler's own alike).
+	percentage *int32
+	nextStart  int
+	logger     klog.Logger
+	profile    schedconfig.KubeSchedulerProfile
 
 	crossCheckOn   bool
 	quiet          bool // -time: do not build the per-pod filter/score report
@@ -69,7 +73,9 @@ type oracle struct {
 // process: the object decoder (scheme, codecs) and the default configuration.
 type env struct {
 	dec *decoder
-	cfg *schedconfig.KubeSchedulerConfiguration // latest.Default() with percentageOfNodesToScore=100
+	// latest.Default() (percentageOfNodesToScore 0: adaptive) with parallelism 1, so that node
+	// sampling is deterministic; in timing mode percentageOfNodesToScore 100 and parallelism 16.
+	cfg *schedconfig.KubeSchedulerConfiguration
 
 	fieldManaged bool // -field-managed-client: fake.NewClientset instead of NewSimpleClientset
 }
@@ -89,15 +95,48 @@ func newFakeClientset(fieldManaged bool, objs ...runtime.Object) *fake.Clientset
 	return fake.NewSimpleClientset(objs...) //nolint:staticcheck // see above
 }
 
-func newEnv() (*env, error) {
+func newEnv(timing bool) (*env, error) {
 	cfg, err := latest.Default()
 	if err != nil {
 		return nil, err
 	}
-	hundred := int32(100)
-	cfg.PercentageOfNodesToScore = &hundred
-	cfg.Profiles[0].PercentageOfNodesToScore = &hundred
+	if timing {
+		// Throughput of the whole evaluation, compared with spreadlab scoring every node.
+		hundred := int32(100)
+		cfg.PercentageOfNodesToScore = &hundred
+		cfg.Profiles[0].PercentageOfNodesToScore = &hundred
+	} else {
+		// Nodes checked one at a time: the nodes a sampled pass finds are then those of the
+		// node tree order from nextStartNodeIndex, not whichever of 16 workers finished first.
+		cfg.Parallelism = 1
+	}
 	return &env{dec: newDecoder(), cfg: cfg}, nil
+}
+
+// numFeasibleNodesToFind mirrors the scheduler's (unexported) method of that name in
+// schedule_one.go; crossCheck compares the resulting counts with SchedulePod's own.
+func (o *oracle) numFeasibleNodesToFind(numAllNodes int) int {
+	const minFeasibleNodesToFind, minFeasibleNodesPercentageToFind = 100, 5
+	if numAllNodes < minFeasibleNodesToFind {
+		return numAllNodes
+	}
+	var percentage int
+	if p := o.profile.PercentageOfNodesToScore; p != nil {
+		percentage = int(*p)
+	} else if p := o.percentage; p != nil {
+		percentage = int(*p)
+	}
+	if percentage == 0 {
+		percentage = 50 - numAllNodes/125
+		if percentage < minFeasibleNodesPercentageToFind {
+			percentage = minFeasibleNodesPercentageToFind
+		}
+	}
+	numNodes := numAllNodes * percentage / 100
+	if numNodes < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind
+	}
+	return numNodes
 }
 
 // newOracle builds a fresh fake clientset, informer factory and scheduler for sc.
@@ -107,7 +146,7 @@ func newOracle(ctx context.Context, e *env, sc *scenario) (*oracle, error) {
 	cfg := e.cfg
 	prof := *cfg.Profiles[0].DeepCopy()
 
-	o := &oracle{nodeOrder: sc.NodeOrder, logger: logger, uids: map[types.NamespacedName]types.UID{}}
+	o := &oracle{nodeOrder: sc.NodeOrder, logger: logger, uids: map[types.NamespacedName]types.UID{}, percentage: cfg.PercentageOfNodesToScore}
 	for _, obj := range sc.Objects {
 		if p, ok := obj.(*v1.Pod); ok {
 			o.uids[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p.UID
@@ -303,9 +342,10 @@ type attempt struct {
 	state     fwk.CycleState
 	preFilter *fwk.Status
 	diagnosis framework.Diagnosis
-	evaluated []string // nodes whose filters ran, in node input order
+	evaluated []string // nodes whose filters ran and whose verdict the pass recorded
 	narrowed  bool     // a PreFilterResult narrowed the candidate nodes
 	feasible  []fwk.NodeInfo
+	processed int                    // nodes the main Filter pass processed
 	scores    []fwk.NodePluginScores // nil when scoring did not run
 	topNodes  []string
 	chosen    string
@@ -383,6 +423,7 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 	}
 
 	// A nominated node is tried first; if it passes it is the only feasible node.
+	nominatedFailed := false
 	if nnn := pod.Status.NominatedNodeName; nnn != "" {
 		if ni, err := o.snapshot.Get(nnn); err == nil {
 			if err := filter(ni); err != nil {
@@ -392,16 +433,25 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 			if len(a.feasible) == 1 || nominatedOnly {
 				return o.finish(ctx, a, pod)
 			}
+			nominatedFailed = true
 		} else if nominatedOnly {
 			a.err = fmt.Errorf("nominated node %q not found", nnn)
 			return a
 		}
 	}
 
-	nodes := o.orderedNodes()
+	// The scheduler's own node order (the cache's node tree), from nextStartNodeIndex, stopping
+	// after numFeasibleNodesToFind feasible nodes, as findNodesThatPassFilters does with
+	// parallelism 1.
+	allNodes, err := o.snapshot.NodeInfos().List()
+	if err != nil {
+		a.err = err
+		return a
+	}
+	nodes := allNodes
 	if !preRes.AllNodes() {
 		var narrowed []fwk.NodeInfo
-		for _, ni := range nodes {
+		for _, ni := range allNodes {
 			if preRes.NodeNames.Has(ni.Node().Name) {
 				narrowed = append(narrowed, ni)
 			}
@@ -411,12 +461,42 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 		a.diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedulablePlugins))))
 	}
 	a.evaluated = nil
-	for _, ni := range nodes {
+	a.feasible = nil
+	limit := o.numFeasibleNodesToFind(len(nodes))
+	processed := 0
+	walked := sets.New[string]()
+	for i := range nodes {
+		ni := nodes[(o.nextStart+i)%len(nodes)]
+		walked.Insert(ni.Node().Name)
+		if len(a.feasible) == limit {
+			walked.Delete(ni.Node().Name)
+			// One node more is examined and dropped; the pass stops (its cancel).
+			st := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+			if st.IsSuccess() {
+				break
+			}
+			walked.Insert(ni.Node().Name)
+			a.evaluated = append(a.evaluated, ni.Node().Name)
+			a.diagnosis.NodeToStatus.Set(ni.Node().Name, st)
+			a.diagnosis.AddPluginStatus(st)
+			processed++
+			continue
+		}
 		if err := filter(ni); err != nil {
 			a.err = err
 			return a
 		}
+		processed++
 	}
+	// processedNodes is len(feasibleNodes) + NodeToStatus.Len(): a nominated node that failed
+	// keeps its status there even when this pass did not reach it.
+	if nominatedFailed && !walked.Has(pod.Status.NominatedNodeName) {
+		processed++
+	}
+	if len(allNodes) > 0 {
+		o.nextStart = (o.nextStart + processed) % len(allNodes)
+	}
+	a.processed = processed
 	return o.finish(ctx, a, pod)
 }
 
@@ -460,7 +540,8 @@ func (o *oracle) finish(ctx context.Context, a *attempt, pod *v1.Pod) *attempt {
 			top.Insert(s.Name)
 		}
 	}
-	for _, ni := range a.feasible { // feasible is in node input order
+	// The tie rule: the top node first in the scenario's node input order.
+	for _, ni := range o.orderedNodes() {
 		if top.Has(ni.Node().Name) {
 			a.topNodes = append(a.topNodes, ni.Node().Name)
 		}
@@ -679,6 +760,11 @@ func (o *oracle) crossCheck(ctx context.Context, pod *v1.Pod, a *attempt) string
 		}
 		if !sets.New(a.topNodes...).Has(r.SuggestedHost) {
 			return fmt.Sprintf("SchedulePod chose %s, not in topNodes %v", r.SuggestedHost, a.topNodes)
+		}
+		evaluated := len(a.feasible) + a.diagnosis.NodeToStatus.Len()
+		if r.FeasibleNodes != len(a.feasible) || r.EvaluatedNodes != evaluated {
+			return fmt.Sprintf("SchedulePod kept %d feasible of %d evaluated nodes, the oracle %d of %d",
+				r.FeasibleNodes, r.EvaluatedNodes, len(a.feasible), evaluated)
 		}
 	}
 	return ""

@@ -20,7 +20,7 @@ var testEnv *env
 
 func TestMain(m *testing.M) {
 	var err error
-	if testEnv, err = newEnv(); err != nil {
+	if testEnv, err = newEnv(false); err != nil {
 		panic(err)
 	}
 	os.Exit(m.Run())

@@ -363,6 +363,7 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
     let mut followed = 0;
     // Waiting, nominated, bound to the nominated node unscored, refused for a terminating pod there.
     let mut queue = [0usize; 4];
+    let mut sampled = 0;
     let mut spreadlab_time = Duration::ZERO;
     let mut oracle_time = Duration::ZERO;
     let mut classes: BTreeMap<String, ClassStats> = BTreeMap::new();
@@ -375,6 +376,7 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
         queue[1] += o.coverage.nominated;
         queue[2] += o.coverage.nominated_bound;
         queue[3] += o.coverage.terminating_on_nominated;
+        sampled += o.coverage.sampled;
         scores += o.coverage.scores;
         nodes += o.nodes;
         mismatches += o.mismatches.len();
@@ -429,6 +431,7 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
          preemption for a terminating pod there)",
         queue[0], queue[1], queue[2], queue[3]
     );
+    println!("  node sampling: {sampled} pods stopped at numFeasibleNodesToFind");
     if classes.is_empty() {
         return ExitCode::SUCCESS;
     }

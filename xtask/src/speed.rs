@@ -106,10 +106,12 @@ impl Timing {
 fn time_spreadlab(scenario: &Value) -> Result<Timing, String> {
     use spreadlab_engine::scheduler::{Detail, Options, simulate};
     let prepared = prepare(scenario)?;
-    let options = Options {
+    // Every node scored, as the oracle's timing mode runs the real scheduler.
+    let mut options = Options {
         detail: Detail::None,
         ..Options::default()
     };
+    options.profile.percentage_of_nodes_to_score = Some(100);
     let started = Instant::now();
     let simulation = simulate(&prepared.cluster, &prepared.pods, &options);
     let seconds = started.elapsed().as_secs_f64();

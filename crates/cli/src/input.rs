@@ -16,6 +16,25 @@ pub fn set_field_validation(validation: FieldValidation) {
     let _ = FIELD_VALIDATION.set(validation);
 }
 
+/// `--percentage-of-nodes-to-score`, set once by `main` (0: the adaptive default).
+static PERCENTAGE_OF_NODES_TO_SCORE: std::sync::OnceLock<i32> = std::sync::OnceLock::new();
+
+/// Sets `--percentage-of-nodes-to-score` for every simulation of this process.
+pub fn set_percentage_of_nodes_to_score(percentage: i32) {
+    let _ = PERCENTAGE_OF_NODES_TO_SCORE.set(percentage);
+}
+
+/// The scheduler options every CLI command starts from: the default profile with
+/// `--percentage-of-nodes-to-score`.
+pub fn scheduler_options() -> spreadlab_engine::scheduler::Options {
+    let mut options = spreadlab_engine::scheduler::Options::default();
+    options.profile.percentage_of_nodes_to_score = PERCENTAGE_OF_NODES_TO_SCORE
+        .get()
+        .copied()
+        .filter(|&percentage| percentage != 0);
+    options
+}
+
 /// The options every CLI load uses: the defaults with `--validate`.
 pub fn load_options() -> LoadOptions {
     LoadOptions {

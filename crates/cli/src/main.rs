@@ -33,6 +33,11 @@ struct Cli {
     /// dropped.
     #[arg(long, global = true, value_enum, default_value_t = ValidateArg::Strict)]
     validate: ValidateArg,
+    /// The scheduler's `percentageOfNodesToScore` (KubeSchedulerConfiguration): on clusters of
+    /// 100+ nodes it stops after finding this share of the nodes feasible and scores only those.
+    /// 0 is the adaptive default (50% minus 1% per 125 nodes, at least 5%); 100 scores every node.
+    #[arg(long, global = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=100))]
+    percentage_of_nodes_to_score: i32,
 }
 
 /// `--validate`.
@@ -280,6 +285,7 @@ fn main() -> ExitCode {
         ValidateArg::Warn => spreadlab_k8s::FieldValidation::Warn,
         ValidateArg::Ignore => spreadlab_k8s::FieldValidation::Ignore,
     });
+    input::set_percentage_of_nodes_to_score(cli.percentage_of_nodes_to_score);
     match cli.command {
         Command::Simulate {
             files,

@@ -22,7 +22,8 @@ pub struct Report<'a> {
     pub kubernetes_version: &'static str,
     /// Number of nodes in the cluster.
     pub nodes: usize,
-    /// When the cluster has 100+ nodes: how many feasible nodes the real scheduler stops at per pod.
+    /// When the cluster has 100+ nodes: how many feasible nodes the scheduler (and spreadlab)
+    /// stops at per pod (`numFeasibleNodesToFind`).
     pub real_scheduler_samples: Option<usize>,
     /// Totals.
     pub summary: Summary,
@@ -93,8 +94,12 @@ pub struct PodReport<'a> {
     pub tied_nodes: &'a [String],
     /// The FitError message when Pending.
     pub message: Option<&'a str>,
-    /// Feasible nodes.
+    /// Feasible nodes kept (at most `numFeasibleNodesToFind`).
     pub feasible_nodes: usize,
+    /// Nodes the Filter pass processed before it stopped.
+    pub evaluated_nodes: usize,
+    /// The pass stopped at `numFeasibleNodesToFind` (node sampling chose among the nodes found).
+    pub sampled: bool,
     /// The pod was already waiting (Pending) in the input, not created by the simulation.
     pub waiting: bool,
     /// The node the pod was nominated to when its cycle began (tried first).
@@ -117,6 +122,8 @@ pub fn pod_view(decision: &PodDecision, workload: Option<String>) -> PodReport<'
         tied_nodes: &decision.tied_nodes,
         message: decision.message.as_deref(),
         feasible_nodes: decision.feasible_nodes,
+        evaluated_nodes: decision.evaluated_nodes,
+        sampled: decision.sampled,
         waiting: decision.waiting,
         nominated_node: decision.nominated_node.as_deref(),
         nomination_cleared: decision.nomination_cleared,

@@ -48,7 +48,7 @@ pub fn render(report: &Report) -> String {
     if let Some(samples) = report.real_scheduler_samples {
         let _ = writeln!(
             out,
-            "note: with {} nodes the real scheduler stops after {} feasible nodes (percentageOfNodesToScore); spreadlab evaluates all of them",
+            "note: with {} nodes the scheduler stops after {} feasible nodes (percentageOfNodesToScore) and scores only those, starting where the previous pod's search stopped; spreadlab checks nodes one at a time in the scheduler's node order (kube-scheduler checks 16 at once, so near the stopping point it may find others)",
             report.nodes, samples
         );
     }
@@ -106,6 +106,13 @@ pub fn render(report: &Report) -> String {
                 String::new()
             };
             let _ = writeln!(out, "{key:width$}  {node:24}  {tied}");
+            if pod.sampled {
+                let _ = writeln!(
+                    out,
+                    "{:width$}  sampled: scored among the first {} feasible nodes found ({} examined), not all",
+                    "", pod.feasible_nodes, pod.evaluated_nodes
+                );
+            }
             if pod.waiting || pod.nominated_node.is_some() {
                 let _ = writeln!(out, "{:width$}  {}", "", queue_note(pod));
             }

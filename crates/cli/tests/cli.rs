@@ -1072,3 +1072,74 @@ spec:
     assert_eq!(report["summary"]["pending"], 1, "{report}");
     assert!(report.to_string().contains("Insufficient cpu"), "{report}");
 }
+
+/// A snapshot with pods already Pending (tests/regressions/queue-waiting-pods.yaml: its objects
+/// and pods written as one `kubectl get -o json` List): `simulate` schedules them in queue order
+/// (priority, then creation), honours and reports their nominations, and every pod lands (or
+/// stays Pending with the message) as the real kube-scheduler's recording says.
+#[test]
+fn a_snapshot_with_waiting_pods_matches_the_real_scheduler() {
+    let regressions = scenarios_root().join("../regressions");
+    let text = std::fs::read_to_string(regressions.join("queue-waiting-pods.yaml")).unwrap();
+    let json: String = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let scenario: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut items = scenario["objects"].as_array().unwrap().clone();
+    items.extend(scenario["schedule"].as_array().unwrap().iter().cloned());
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let dir = std::env::temp_dir().join(format!("spreadlab-waiting-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("snapshot.json");
+    std::fs::write(&path, list.to_string()).unwrap();
+    let output = simulate(&[path.to_str().unwrap(), "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let pods = report["pods"].as_array().unwrap();
+    let expected =
+        std::fs::read_to_string(regressions.join("queue-waiting-pods.expected.jsonl")).unwrap();
+    let expected: Vec<serde_json::Value> = expected
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(pods.len(), expected.len());
+    for (pod, oracle) in pods.iter().zip(&expected) {
+        let key = format!(
+            "{}/{}",
+            pod["namespace"].as_str().unwrap(),
+            pod["name"].as_str().unwrap()
+        );
+        assert_eq!(key, oracle["pod"].as_str().unwrap(), "queue order");
+        assert_eq!(pod["node"], oracle["node"], "{key}: node");
+        assert_eq!(pod["message"], oracle["message"], "{key}: message");
+    }
+    let by_name = |name: &str| pods.iter().find(|p| p["name"] == name).unwrap();
+    assert_eq!(by_name("parked")["waiting"], true);
+    assert_eq!(by_name("parked")["nominatedNode"], "node-d");
+    assert_eq!(by_name("parked")["evaluatedNodes"], 1);
+    assert_eq!(by_name("fresh")["waiting"], false);
+    let table = simulate(&[path.to_str().unwrap()]);
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        table.contains("already waiting in the input, nominated to node-d: it fits there, bound without scoring"),
+        "{table}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--percentage-of-nodes-to-score` takes 0 (the adaptive default) to 100, nothing else.
+#[test]
+fn percentage_of_nodes_to_score_is_bounded() {
+    let dir = scenarios_root().join("nodes-capacity-only");
+    for (value, ok) in [("100", true), ("0", true), ("101", false), ("-1", false)] {
+        let output = spreadlab()
+            .arg(format!("--percentage-of-nodes-to-score={value}"))
+            .arg("simulate")
+            .arg(dir.join("cluster.yaml"))
+            .arg(dir.join("workload.yaml"))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code() != Some(2), ok, "{value}: {output:?}");
+    }
+}

@@ -134,6 +134,8 @@ pub struct Coverage {
     pub nominated: usize,
     /// Of those, the ones bound to the nominated node without scoring.
     pub nominated_bound: usize,
+    /// Pods whose Filter pass stopped at `numFeasibleNodesToFind` (node sampling, 100+ nodes).
+    pub sampled: usize,
     /// Pods whose preemption was refused because a pod preempted earlier still terminates on
     /// their nominated node.
     pub terminating_on_nominated: usize,
@@ -166,6 +168,11 @@ pub fn compare(
         };
         coverage.pods += 1;
         coverage.waiting += usize::from(decision.waiting);
+        coverage.sampled += usize::from(
+            decision
+                .real_scheduler_samples
+                .is_some_and(|limit| decision.feasible_nodes == limit),
+        );
         coverage.nominated += usize::from(decision.nominated_node.is_some());
         coverage.nominated_bound += usize::from(
             decision.nominated_node.is_some() && decision.node == decision.nominated_node,

@@ -214,3 +214,18 @@ spec:
         "{warnings:#?}"
     );
 }
+
+/// DynamicResources objects are named as such, not as an unknown kind.
+#[test]
+fn dra_kinds_get_a_specific_warning() {
+    let text = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.example.com}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: one-gpu}\nspec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}\n";
+    let loaded = load_text("dra.yaml", text);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    assert_eq!(loaded.warnings.len(), 2);
+    for warning in &loaded.warnings {
+        assert!(
+            warning.message.contains("DynamicResources (DRA)"),
+            "{warning}"
+        );
+    }
+}

@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use spreadlab_engine::analysis::{capacity, settle};
-use spreadlab_engine::scheduler::Options;
 
 use std::fmt::Write;
 
@@ -20,7 +19,7 @@ pub fn run(files: &[String], only: Option<&str>, max: usize, output: Format) -> 
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let options = Options::default();
+    let options = crate::input::scheduler_options();
     let settled = settle(loaded.scenario(), &options);
     let mut views = Vec::new();
     for (index, workload) in loaded.workloads.iter().enumerate() {

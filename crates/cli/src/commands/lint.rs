@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use spreadlab_engine::analysis::lint::{self, RULES};
 use spreadlab_engine::analysis::settle;
-use spreadlab_engine::scheduler::Options;
 
 use std::fmt::Write;
 
@@ -72,7 +71,7 @@ pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
             fix: lint::rule(rule_of(e)).map_or("", |r| r.fix),
         })
         .collect();
-    let options = Options::default();
+    let options = crate::input::scheduler_options();
     let settled = settle(loaded.scenario(), &options);
     let findings = lint::lint(&settled, &options);
     for finding in findings {

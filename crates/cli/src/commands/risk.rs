@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use spreadlab_engine::analysis::tie_break;
-use spreadlab_engine::scheduler::Options;
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -34,7 +33,8 @@ pub fn run(files: &[String], runs: usize, only: Option<&str>, output: Format) ->
         );
         return ExitCode::from(EXIT_USAGE);
     }
-    let reports = tie_break::tie_break_risk(&loaded.scenario(), runs, &Options::default());
+    let reports =
+        tie_break::tie_break_risk(&loaded.scenario(), runs, &crate::input::scheduler_options());
     let views: Vec<_> = reports
         .iter()
         .zip(&keep)

@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use spreadlab_engine::analysis::rollout::{self, Assumptions};
-use spreadlab_engine::scheduler::Options;
 
 use std::fmt::Write;
 
@@ -41,8 +40,12 @@ pub fn run(
         if !named(only, workload) {
             continue;
         }
-        if let Some(report) = rollout::rollout(&scenario, index, &assumptions, &Options::default())
-        {
+        if let Some(report) = rollout::rollout(
+            &scenario,
+            index,
+            &assumptions,
+            &crate::input::scheduler_options(),
+        ) {
             views.push(report);
         }
     }

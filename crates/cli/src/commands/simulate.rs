@@ -25,7 +25,7 @@ pub fn run(files: &[String], output: Format, detail: DetailArg) -> ExitCode {
             DetailArg::Pending => Detail::PendingOnly,
             DetailArg::None => Detail::None,
         },
-        ..Options::default()
+        ..crate::input::scheduler_options()
     };
     let settled = settle(loaded.scenario(), &options);
     let report = build(&loaded, &settled);

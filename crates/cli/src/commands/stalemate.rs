@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use spreadlab_engine::analysis::{settle, stalemate};
-use spreadlab_engine::scheduler::Options;
 
 use std::fmt::Write;
 
@@ -19,7 +18,7 @@ pub fn run(files: &[String], output: Format) -> ExitCode {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let options = Options::default();
+    let options = crate::input::scheduler_options();
     let settled = settle(loaded.scenario(), &options);
     let report = stalemate::stalemates(&settled, &options);
     let view = Document {

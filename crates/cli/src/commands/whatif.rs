@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use spreadlab_engine::analysis::settle;
-use spreadlab_engine::scheduler::Options;
 
 use std::fmt::Write;
 
@@ -58,7 +57,7 @@ pub fn run(
             return ExitCode::from(EXIT_USAGE);
         }
     }
-    let options = Options::default();
+    let options = crate::input::scheduler_options();
     let settled = settle(loaded.scenario(), &options);
     let modes: &[FailureMode] = match mode {
         ModeArg::Removed => &[FailureMode::Removed],

@@ -74,7 +74,9 @@ impl Gen {
             0..=9 => self.rng.range(1, 2),
             10..=84 => self.rng.range(3, 30),
             85..=94 => self.rng.range(31, 100),
-            _ => self.rng.range(101, 150),
+            95..=97 => self.rng.range(101, 150),
+            // Where the adaptive percentageOfNodesToScore keeps more than 100 nodes.
+            _ => self.rng.range(250, 600),
         };
         let no_zone_percent = *self.rng.pick(&[0, 0, 5, 20]);
         let gpu_percent = *self.rng.pick(&[0, 0, 15, 40]);

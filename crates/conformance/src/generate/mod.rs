@@ -205,6 +205,7 @@ pub fn scenario(seed: u64) -> Value {
     storage::add_storage(seed, &mut namespace_objects, &mut schedule);
     gate_some(seed, &mut schedule);
     queue::wait_some(seed, &mut namespace_objects, &mut schedule);
+    extras::vary(seed, &mut namespace_objects, &mut schedule);
     json!({
         "name": format!("random-{seed}"),
         "objects": namespace_objects,
@@ -239,6 +240,7 @@ fn cpu(millis: i64) -> String {
 }
 
 mod cluster;
+mod extras;
 mod pods;
 mod queue;
 mod rules;
@@ -275,6 +277,57 @@ mod tests {
     fn same_seed_same_scenario() {
         assert_eq!(scenario(7), scenario(7));
         assert_ne!(scenario(7), scenario(8));
+    }
+
+    /// The generator makes every shape the differential is meant to judge (issue 13's list).
+    #[test]
+    fn rare_shapes_occur() {
+        let (
+            mut rc,
+            mut empty,
+            mut nil,
+            mut tier,
+            mut waiting,
+            mut nominated,
+            mut preempted,
+            mut big,
+        ) = (0, 0, 0, 0, 0, 0, 0, 0);
+        for seed in 0..400 {
+            let s = scenario(seed);
+            let objects = s["objects"].as_array().unwrap();
+            rc += usize::from(objects.iter().any(|o| o["kind"] == "ReplicationController"));
+            big += usize::from(objects.iter().filter(|o| o["kind"] == "Node").count() >= 250);
+            preempted += usize::from(
+                objects
+                    .iter()
+                    .any(|o| o["status"]["conditions"][0]["reason"] == "PreemptionByScheduler"),
+            );
+            for pod in s["schedule"].as_array().unwrap() {
+                waiting += usize::from(pod["metadata"]["creationTimestamp"].is_string());
+                nominated += usize::from(pod["status"]["nominatedNodeName"].is_string());
+                for c in pod["spec"]["topologySpreadConstraints"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                {
+                    empty += usize::from(c["labelSelector"] == json!({}));
+                    nil += usize::from(c.get("labelSelector").is_none());
+                    tier += usize::from(c["matchLabelKeys"] == json!(["tier"]));
+                }
+            }
+        }
+        for (what, count) in [
+            ("ReplicationController", rc),
+            ("empty selector", empty),
+            ("nil selector", nil),
+            ("matchLabelKeys tier", tier),
+            ("waiting pods", waiting),
+            ("nominated pods", nominated),
+            ("victims terminating by preemption", preempted),
+            ("250+ node clusters", big),
+        ] {
+            assert!(count > 0, "no {what} in 400 scenarios");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod cache;
 pub(crate) mod classes;
 pub mod fit_error;
 pub mod names;
+pub mod node_tree;
 pub mod profile;
 pub mod runtime;
 pub mod snapshot;

@@ -57,6 +57,11 @@ pub struct Snapshot {
     /// Pods left Pending with a nominated node (the scheduling queue's `PodNominator`), in the
     /// order they were nominated; later pods' Filter counts them (`RunFilterPluginsWithNominatedPods`).
     pub nominated: Vec<NominatedPod>,
+    /// `nextStartNodeIndex`: where the next cycle's Filter pass starts in the node tree order
+    /// (see `node_tree`); it moves on by the nodes each pass processed.
+    pub next_start_node_index: usize,
+    /// The node tree order (`node_tree::tree_order`), built on first use.
+    node_tree: RefCell<Option<Rc<Vec<usize>>>>,
 }
 
 /// A Pending pod nominated to a node by preemption (`status.nominatedNodeName`).
@@ -145,6 +150,8 @@ impl Snapshot {
             node_local_cache: RefCell::new(super::cache::NodeLocalCache::default()),
             node_classes: RefCell::new(super::classes::NodeClasses::default()),
             nominated: Vec::new(),
+            next_start_node_index: 0,
+            node_tree: RefCell::new(None),
         };
         for node in &cluster.nodes {
             snapshot.add_node(node.clone());
@@ -235,6 +242,8 @@ impl Snapshot {
             node_local_cache: RefCell::new(super::cache::NodeLocalCache::default()),
             node_classes: RefCell::new(super::classes::NodeClasses::default()),
             nominated: Vec::new(),
+            next_start_node_index: 0,
+            node_tree: RefCell::new(None),
         }
     }
 
@@ -261,9 +270,18 @@ impl Snapshot {
                 }
             }
         }
+        *self.node_tree.get_mut() = None;
         self.node_index.insert(node.name.clone(), self.nodes.len());
         self.nodes.push(NodeInfo::new(node));
         self.node_generation.push(0);
+    }
+
+    /// The nodes in the scheduler cache's node tree order (`node_tree::tree_order`).
+    pub fn node_tree(&self) -> Rc<Vec<usize>> {
+        self.node_tree
+            .borrow_mut()
+            .get_or_insert_with(|| Rc::new(super::node_tree::tree_order(&self.nodes)))
+            .clone()
     }
 
     /// Number of nodes.

@@ -2,6 +2,7 @@
 //! `findNodesThatFitPod`, `prioritizeNodes`, `selectHost`) and the PostFilter step of
 //! `schedulingCycle`; binding updates the snapshot before the next pod.
 
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -169,6 +170,8 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         waiting: pod.pod.waiting,
         nominated_node: None,
         nomination_cleared: false,
+        evaluated_nodes: 0,
+        sampled: false,
         tied_nodes: Vec::new(),
         tied_count: 0,
         message: None,
@@ -198,6 +201,8 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     let mut diagnosis = Diagnosis::default();
     // The nominated node's Filter status when it did not pass.
     let mut nominated_failure: Option<(usize, Status)> = None;
+    // The nodes the Filter pass processed when it stopped early (node sampling).
+    let mut sampled: Option<Vec<usize>> = None;
     let pre_filter_rejected =
         pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error;
     if pre_filter_rejected {
@@ -213,6 +218,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             if status.is_success() {
                 let name = snapshot.nodes[node].node.name.clone();
                 decision.feasible_nodes = 1;
+                decision.evaluated_nodes = 1;
                 decision.tied_count = 1;
                 decision.tied_nodes = alloc::vec![name.clone()];
                 decision.node = Some(name.clone());
@@ -343,6 +349,52 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         }
         let nominated_outside = nominated_outside.map(|(node, _)| *node);
         feasible.sort_unstable();
+        // `findNodesThatPassFilters` stops once `numFeasibleNodesToFind` feasible nodes are
+        // found, walking the node tree from `nextStartNodeIndex` (framework/node_tree.rs).
+        let in_pass: Option<Vec<bool>> = pre_filter.node_names.as_ref().map(|names| {
+            snapshot
+                .nodes
+                .iter()
+                .map(|info| names.contains(&info.node.name))
+                .collect()
+        });
+        let pass_len = in_pass
+            .as_ref()
+            .map_or(n_nodes, |set| set.iter().filter(|&&kept| kept).count());
+        let limit = profile.num_feasible_nodes_to_find(pass_len);
+        let mut processed = pass_len;
+        if feasible.len() > limit {
+            let mut is_feasible = alloc::vec![false; n_nodes];
+            for &node in &feasible {
+                is_feasible[node] = true;
+            }
+            let tree = snapshot.node_tree();
+            let order: Vec<usize> = match &in_pass {
+                Some(set) => tree.iter().copied().filter(|&n| set[n]).collect(),
+                None => tree.to_vec(),
+            };
+            let sample = crate::framework::node_tree::sample(
+                &order,
+                snapshot.next_start_node_index,
+                limit,
+                &is_feasible,
+            );
+            processed = sample.processed.len();
+            feasible = sample.feasible;
+            sampled = Some(sample.processed);
+            decision.sampled = true;
+        }
+        // `processedNodes` is `len(feasibleNodes) + NodeToStatus.Len()`: the nominated node's
+        // failed check left its status there even where this pass did not reach it.
+        if let Some((node, _)) = &nominated_failure {
+            let reached = match &sampled {
+                Some(walked) => walked.contains(node),
+                None => in_pass.as_ref().is_none_or(|set| set[*node]),
+            };
+            processed += usize::from(!reached);
+        }
+        decision.evaluated_nodes = processed;
+        snapshot.next_start_node_index = (snapshot.next_start_node_index + processed) % n_nodes;
         if feasible.is_empty() {
             // Nodes with an explicit Filter status; narrowed-out ones count through the absent status.
             diagnosis.node_statuses = statuses
@@ -504,6 +556,16 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             &statuses,
             scores.as_ref(),
         );
+        if let Some(processed) = &sampled {
+            // Only the nodes the pass processed have a verdict.
+            let names: BTreeSet<&str> = processed
+                .iter()
+                .map(|&n| snapshot.nodes[n].node.name.as_str())
+                .collect();
+            explained
+                .nodes
+                .retain(|verdict| names.contains(verdict.node.as_str()));
+        }
         if let Some(scores) = &scores
             && options
                 .profile

@@ -219,9 +219,16 @@ pub struct PodDecision {
     /// The FitError message of the pod's first scheduling cycle when it did not place the pod:
     /// the pod is Pending, or it was placed after preempting (the FailedScheduling event's text).
     pub message: Option<String>,
-    /// Feasible nodes found.
+    /// Feasible nodes found (and kept: at most `numFeasibleNodesToFind`).
     pub feasible_nodes: usize,
-    /// When the cluster has 100+ nodes: how many feasible nodes the real scheduler would have stopped at.
+    /// Nodes the Filter pass processed (`EvaluatedNodes`: the feasible ones kept and the
+    /// infeasible ones examined before it stopped; 1 when the nominated node fit).
+    pub evaluated_nodes: usize,
+    /// The Filter pass stopped at `numFeasibleNodesToFind` before examining every node (node
+    /// sampling): the pod was scored among the feasible nodes found first, not among all.
+    pub sampled: bool,
+    /// When the cluster has 100+ nodes: `numFeasibleNodesToFind`, the feasible nodes the
+    /// scheduler stops at (`percentageOfNodesToScore`); only those are scored.
     pub real_scheduler_samples: Option<usize>,
     /// Preemption that placed the pod, if any.
     pub preemption: Option<PreemptionReport>,

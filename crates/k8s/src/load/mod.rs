@@ -480,6 +480,13 @@ impl<'o> Loader<'o> {
             | "CSIDriver"
             | "VolumeAttachment"
             | "CSIStorageCapacity" => self.add_storage(place, kind, value)?,
+            "ResourceClaim" | "ResourceClaimTemplate" | "DeviceClass" | "ResourceSlice" => {
+                let message = format!(
+                    "kind `{kind}` belongs to DynamicResources (DRA), which spreadlab does not model: pods with \
+                     spec.resourceClaims are placed as if their devices were always available; skipped"
+                );
+                self.loaded.warnings.push(place.warning(None, message));
+            }
             "LimitRange" => self.add_limit_range(place, value)?,
             "ControllerRevision" => self.add_controller_revision(place, value)?,
             "RuntimeClass" => self.add_runtime_class(place, value)?,

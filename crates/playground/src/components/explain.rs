@@ -496,7 +496,7 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
                     <pre id="pod-message-text" class="message">{ message.clone() }</pre>
                 }
                 if let Some(samples) = decision.real_scheduler_samples {
-                    <p class="muted" id="samples-note">{ format!("The real scheduler stops after finding {samples} feasible nodes (percentageOfNodesToScore) and scores only those; spreadlab evaluates all {} and found {} feasible.", analysis.node_count, decision.feasible_nodes) }</p>
+                    <p class="muted" id="samples-note">{ format!("With {} nodes the scheduler stops after finding {samples} feasible nodes (percentageOfNodesToScore) and scores only those: it examined {} nodes, from where the previous pod's search stopped, and kept {} feasible (one node at a time, as kube-scheduler with parallelism 1; with its default 16 workers it may find others near the stopping point).", analysis.node_count, decision.evaluated_nodes, decision.feasible_nodes) }</p>
                 }
                 if let Some(preemption) = &decision.preemption {
                     <div class="preemption" id="preemption">
