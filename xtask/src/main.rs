@@ -364,6 +364,7 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
     // Waiting, nominated, bound to the nominated node unscored, refused for a terminating pod there.
     let mut queue = [0usize; 4];
     let mut sampled = 0;
+    let mut tied = 0;
     let mut spreadlab_time = Duration::ZERO;
     let mut oracle_time = Duration::ZERO;
     let mut classes: BTreeMap<String, ClassStats> = BTreeMap::new();
@@ -377,6 +378,7 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
         queue[2] += o.coverage.nominated_bound;
         queue[3] += o.coverage.terminating_on_nominated;
         sampled += o.coverage.sampled;
+        tied += o.coverage.tied_candidates;
         scores += o.coverage.scores;
         nodes += o.nodes;
         mismatches += o.mismatches.len();
@@ -432,6 +434,7 @@ fn summarize(args: &Args, checked: &[Checked], wall: Duration) -> ExitCode {
         queue[0], queue[1], queue[2], queue[3]
     );
     println!("  node sampling: {sampled} pods stopped at numFeasibleNodesToFind");
+    println!("  preemption: {tied} pods with equally ranked candidate nodes");
     if classes.is_empty() {
         return ExitCode::SUCCESS;
     }

@@ -134,6 +134,8 @@ pub struct Coverage {
     pub nominated: usize,
     /// Of those, the ones bound to the nominated node without scoring.
     pub nominated_bound: usize,
+    /// Pods whose preemption found equally ranked candidate nodes.
+    pub tied_candidates: usize,
     /// Pods whose Filter pass stopped at `numFeasibleNodesToFind` (node sampling, 100+ nodes).
     pub sampled: usize,
     /// Pods whose preemption was refused because a pod preempted earlier still terminates on
@@ -168,6 +170,12 @@ pub fn compare(
         };
         coverage.pods += 1;
         coverage.waiting += usize::from(decision.waiting);
+        coverage.tied_candidates += usize::from(
+            decision
+                .preemption
+                .as_ref()
+                .is_some_and(|p| p.tied_candidates.len() > 1),
+        );
         coverage.sampled += usize::from(
             decision
                 .real_scheduler_samples

@@ -1,14 +1,15 @@
 //! Rarer shapes (own random stream): ReplicationControllers selecting an app (system default
-//! spreading finds a pod's selector through them too), and topology spread constraints with an
+//! spreading finds a pod's selector through them too), topology spread constraints with an
 //! empty (`{}`: counts nothing) or nil label selector, or `matchLabelKeys` naming a key other
-//! than `pod-template-hash`.
+//! than `pod-template-hash`, and preemption among equally ranked candidates (identical full
+//! nodes, one low-priority pod each: upstream picks one of them at random).
 
 use serde_json::{Value, json};
 
 use super::Rng;
 
 /// Adds the shapes to about one scenario in six.
-pub(super) fn vary(seed: u64, objects: &mut Vec<Value>, schedule: &mut [Value]) {
+pub(super) fn vary(seed: u64, objects: &mut Vec<Value>, schedule: &mut Vec<Value>) {
     let mut rng = Rng::new(seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ 0x00E7_7A5A);
     rng.next_u64();
     if schedule.is_empty() || !rng.percent(16) {
@@ -34,6 +35,9 @@ pub(super) fn vary(seed: u64, objects: &mut Vec<Value>, schedule: &mut [Value]) 
                 },
             }));
         }
+    }
+    if rng.percent(40) {
+        tied_preemption(&mut rng, objects, schedule);
     }
     for pod in schedule.iter_mut() {
         let Some(constraints) = pod["spec"]["topologySpreadConstraints"].as_array_mut() else {
@@ -65,5 +69,58 @@ pub(super) fn vary(seed: u64, objects: &mut Vec<Value>, schedule: &mut [Value]) 
                 }
             }
         }
+    }
+}
+
+/// Two to four identical nodes, each full with one priority-0 pod, and a pod of a high class
+/// that fits only by preempting one of them.
+fn tied_preemption(rng: &mut Rng, objects: &mut Vec<Value>, schedule: &mut Vec<Value>) {
+    let zone = objects
+        .iter()
+        .find(|o| o["kind"] == "Node")
+        .and_then(|o| o["metadata"]["labels"][super::ZONE].as_str())
+        .unwrap_or("eu-west-1a")
+        .to_owned();
+    objects.push(json!({
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+        "metadata": {"name": "tie-breaker"}, "value": 900_000,
+    }));
+    let cpu = "1500m";
+    for i in 0..rng.range(2, 4) {
+        let node = format!("tie-{i}");
+        objects.push(json!({
+            "apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": node, "labels": {"kubernetes.io/hostname": node, (super::ZONE): zone, "tie": "yes"}},
+            "spec": {},
+            "status": {
+                "capacity": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                "allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}],
+            },
+        }));
+        objects.push(json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("tie-filler-{i}"), "namespace": "default", "labels": {"app": "tie-filler"}},
+            "spec": {
+                "nodeName": node, "schedulerName": "default-scheduler", "priority": 0,
+                "containers": [{"name": "main", "image": "nginx", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}],
+            },
+            "status": {"phase": "Running", "startTime": "2023-11-14T22:13:20Z"},
+        }));
+    }
+    schedule.push(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "tie-preemptor", "namespace": "default", "labels": {"app": "tie-preemptor"}},
+        "spec": {
+            "priorityClassName": "tie-breaker",
+            "nodeSelector": {"tie": "yes"},
+            "containers": [{"name": "main", "image": "nginx", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}],
+        },
+    }));
+    // Sometimes free to go elsewhere: preemption only when no other node has room.
+    if rng.percent(30)
+        && let Some(spec) = schedule.last_mut().and_then(|p| p["spec"].as_object_mut())
+    {
+        spec.remove("nodeSelector");
     }
 }

@@ -292,10 +292,12 @@ mod tests {
             mut preempted,
             mut big,
         ) = (0, 0, 0, 0, 0, 0, 0, 0);
+        let mut ties = 0;
         for seed in 0..400 {
             let s = scenario(seed);
             let objects = s["objects"].as_array().unwrap();
             rc += usize::from(objects.iter().any(|o| o["kind"] == "ReplicationController"));
+            ties += usize::from(objects.iter().any(|o| o["metadata"]["name"] == "tie-1"));
             big += usize::from(objects.iter().filter(|o| o["kind"] == "Node").count() >= 250);
             preempted += usize::from(
                 objects
@@ -325,6 +327,7 @@ mod tests {
             ("nominated pods", nominated),
             ("victims terminating by preemption", preempted),
             ("250+ node clusters", big),
+            ("equally ranked preemption candidates", ties),
         ] {
             assert!(count > 0, "no {what} in 400 scenarios");
         }

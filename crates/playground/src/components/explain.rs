@@ -495,6 +495,15 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
                     <p class="message-label">{ if decision.node.is_some() { "First attempt:" } else { "Pending — kube-scheduler's message:" } }</p>
                     <pre id="pod-message-text" class="message">{ message.clone() }</pre>
                 }
+                if decision.waiting || decision.nominated_node.is_some() {
+                    <p class="muted" id="queue-note">{
+                        match (&decision.nominated_node, &decision.node) {
+                            (Some(nominated), Some(node)) if nominated == node => format!("Already waiting in the snapshot, nominated to {nominated}: it fits there, so the scheduler binds it there without scoring other nodes."),
+                            (Some(nominated), _) => format!("Already waiting in the snapshot, nominated to {nominated}: tried there first; it no longer fits, so every node was checked."),
+                            (None, _) => "Already waiting in the snapshot: it is scheduled before new pods of its priority (oldest first).".to_string(),
+                        }
+                    }</p>
+                }
                 if let Some(samples) = decision.real_scheduler_samples {
                     <p class="muted" id="samples-note">{ format!("With {} nodes the scheduler stops after finding {samples} feasible nodes (percentageOfNodesToScore) and scores only those: it examined {} nodes, from where the previous pod's search stopped, and kept {} feasible (one node at a time, as kube-scheduler with parallelism 1; with its default 16 workers it may find others near the stopping point).", analysis.node_count, decision.evaluated_nodes, decision.feasible_nodes) }</p>
                 }
