@@ -467,25 +467,18 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 	walked := sets.New[string]()
 	for i := range nodes {
 		ni := nodes[(o.nextStart+i)%len(nodes)]
-		walked.Insert(ni.Node().Name)
-		if len(a.feasible) == limit {
-			walked.Delete(ni.Node().Name)
-			// One node more is examined and dropped; the pass stops (its cancel).
-			st := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
-			if st.IsSuccess() {
-				break
-			}
-			walked.Insert(ni.Node().Name)
-			a.evaluated = append(a.evaluated, ni.Node().Name)
-			a.diagnosis.NodeToStatus.Set(ni.Node().Name, st)
-			a.diagnosis.AddPluginStatus(st)
-			processed++
-			continue
-		}
 		if err := filter(ni); err != nil {
 			a.err = err
 			return a
 		}
+		if len(a.feasible) > limit {
+			// One feasible node too many: dropped again and the pass stops (upstream's
+			// increment, cancel, decrement).
+			a.feasible = a.feasible[:limit]
+			a.evaluated = a.evaluated[:len(a.evaluated)-1]
+			break
+		}
+		walked.Insert(ni.Node().Name)
 		processed++
 	}
 	// processedNodes is len(feasibleNodes) + NodeToStatus.Len(): a nominated node that failed

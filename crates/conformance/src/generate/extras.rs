@@ -10,8 +10,7 @@ use super::Rng;
 
 /// Adds the shapes to about one scenario in six.
 pub(super) fn vary(seed: u64, objects: &mut Vec<Value>, schedule: &mut Vec<Value>) {
-    let mut rng = Rng::new(seed.wrapping_mul(0xD6E8_FEB8_6659_FD93) ^ 0x00E7_7A5A);
-    rng.next_u64();
+    let mut rng = Rng::stream(seed, 0xD6E8_FEB8_6659_FD93, 0x00E7_7A5A);
     if schedule.is_empty() || !rng.percent(16) {
         return;
     }

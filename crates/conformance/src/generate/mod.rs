@@ -43,6 +43,15 @@ impl Rng {
         lo + (self.next_u64() % span) as i64
     }
 
+    /// A stream of its own for one part of a scenario (storage, gates, waiting pods, ...), so that
+    /// adding a part leaves the others' draws for a seed unchanged: seeded from `seed` with the
+    /// part's odd `multiplier` and `salt`, first value discarded.
+    pub fn stream(seed: u64, multiplier: u64, salt: u64) -> Rng {
+        let mut rng = Rng::new(seed.wrapping_mul(multiplier) ^ salt);
+        rng.next_u64();
+        rng
+    }
+
     /// The state, without drawing (to seed a separate stream).
     pub fn peek(&self) -> u64 {
         self.0
@@ -216,8 +225,7 @@ pub fn scenario(seed: u64) -> Value {
 /// Gives one or two pods to schedule `schedulingGates` in about one scenario in twelve (own
 /// stream): SchedulingGates' PreEnqueue keeps them out of every cycle.
 fn gate_some(seed: u64, schedule: &mut [Value]) {
-    let mut rng = Rng::new(seed.wrapping_mul(0xA24B_AED4_963E_E407) ^ 0x6A7E);
-    rng.next_u64();
+    let mut rng = Rng::stream(seed, 0xA24B_AED4_963E_E407, 0x6A7E);
     if schedule.is_empty() || !rng.percent(8) {
         return;
     }

@@ -11,8 +11,7 @@ use super::{Rng, format_time};
 
 /// Marks waiting pods in about one scenario in five (see the module documentation).
 pub(super) fn wait_some(seed: u64, objects: &mut [Value], schedule: &mut [Value]) {
-    let mut rng = Rng::new(seed.wrapping_mul(0x9FB2_1C65_1E98_DF25) ^ 0x0005_7A17);
-    rng.next_u64();
+    let mut rng = Rng::stream(seed, 0x9FB2_1C65_1E98_DF25, 0x0005_7A17);
     if schedule.is_empty() || !rng.percent(20) {
         return;
     }

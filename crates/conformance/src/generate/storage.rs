@@ -24,8 +24,7 @@ struct Node {
 
 /// Adds storage to about a third of the scenarios of `seed`.
 pub(super) fn add_storage(seed: u64, objects: &mut Vec<Value>, schedule: &mut [Value]) {
-    let mut rng = Rng::new(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0x5704_A6E5);
-    rng.next_u64();
+    let mut rng = Rng::stream(seed, 0xD1B5_4A32_D192_ED03, 0x5704_A6E5);
     if !rng.percent(35) || schedule.is_empty() {
         return;
     }

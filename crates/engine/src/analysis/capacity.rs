@@ -162,8 +162,7 @@ pub fn capacity(
     for n in 0..bound {
         let mut pod = workload.template.clone();
         pod.name = alloc::format!("{base}-extra-{n}");
-        pod.node_name = None;
-        pod.nominated_node_name = None;
+        pod.unbind();
         let info = PodInfo::new(pod);
         let decision = scheduler::schedule_one(&mut snapshot, &info, &options);
         match &decision.node {

@@ -302,6 +302,13 @@ impl Pod {
         }
     }
 
+    /// Makes this copy a pod a controller creates anew (a replacement, an extra replica): not
+    /// bound to a node and not nominated to one.
+    pub fn unbind(&mut self) {
+        self.node_name = None;
+        self.nominated_node_name = None;
+    }
+
     /// `namespace/name`.
     pub fn key(&self) -> String {
         let mut key = String::with_capacity(self.namespace.len() + self.name.len() + 1);

@@ -42,17 +42,21 @@ pub fn queue_order(pods: &[Pod]) -> Vec<usize> {
 pub fn enqueue_waiting(snapshot: &mut Snapshot, pods: &[Pod]) {
     for index in queue_order(pods) {
         let pod = &pods[index];
-        if !pod.waiting || pod.scheduling_gated {
-            continue;
-        }
-        let node = pod
-            .nominated_node_name
-            .as_ref()
-            .and_then(|name| snapshot.node_index.get(name).copied());
-        if let Some(node) = node {
+        if let Some(node) = queued_nomination(snapshot, pod).filter(|_| pod.waiting) {
             snapshot.nominate(PodInfo::new(pod.clone()), node);
         }
     }
+}
+
+/// Where `PriorityQueue.Add` puts `pod` in the nominator: its `status.nominatedNodeName`, when
+/// the pod is not gated (a gated pod never reaches the active queue) and the node is in the
+/// snapshot.
+fn queued_nomination(snapshot: &Snapshot, pod: &Pod) -> Option<usize> {
+    if pod.scheduling_gated {
+        return None;
+    }
+    let name = pod.nominated_node_name.as_ref()?;
+    snapshot.node_index.get(name).copied()
 }
 
 /// Schedules `pods` one after another on `cluster`, in queue order, binding each placed pod before
@@ -85,14 +89,8 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
     let info = PodInfo::new(pod.clone());
     // `PriorityQueue.Add`: a pod entering the queue now with `status.nominatedNodeName` is
     // nominated there (a waiting pod was at the start, see `enqueue_waiting`).
-    if !pod.waiting && !pod.scheduling_gated {
-        let node = pod
-            .nominated_node_name
-            .as_ref()
-            .and_then(|name| snapshot.node_index.get(name).copied());
-        if let Some(node) = node {
-            snapshot.nominate(info.clone(), node);
-        }
+    if let Some(node) = queued_nomination(snapshot, pod).filter(|_| !pod.waiting) {
+        snapshot.nominate(info.clone(), node);
     }
     let mut decision = schedule_one(snapshot, &info, options);
     if decision.nomination_cleared {
@@ -233,6 +231,15 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             }
             nominated_failure = Some((node, status));
         }
+        // Per node, whether the PreFilter result keeps it (`None`: every node).
+        let in_pass: Option<Vec<bool>> = pre_filter.node_names.as_ref().map(|names| {
+            snapshot
+                .nodes
+                .iter()
+                .map(|info| names.contains(&info.node.name))
+                .collect()
+        });
+        let in_result = |node: usize| in_pass.as_ref().is_none_or(|set| set[node]);
         let absent = pre_filter.node_names.as_ref().map(|_| {
             let mut plugins = pre_filter.narrowing_plugins.clone();
             // The nominated node's check adds its rejecting plugin to the same set
@@ -281,11 +288,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             statuses = alloc::vec![None; n_nodes];
             let mut cache = runtime::prepare_node_local_cache(profile, snapshot, pod);
             for (node_index, node_status) in statuses.iter_mut().enumerate() {
-                let in_result = pre_filter
-                    .node_names
-                    .as_ref()
-                    .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
-                if !in_result {
+                if !in_result(node_index) {
                     *node_status = absent.clone();
                     continue;
                 }
@@ -303,11 +306,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             }
         }
         for &node_index in &with_nominated {
-            let in_result = pre_filter
-                .node_names
-                .as_ref()
-                .is_none_or(|names| names.contains(&snapshot.nodes[node_index].node.name));
-            if !in_result {
+            if !in_result(node_index) {
                 continue;
             }
             let status = run_filter_with_nominated_pods(profile, &state, snapshot, pod, node_index);
@@ -335,12 +334,9 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             }
         }
         // A nominated node the PreFilter result leaves out keeps the status of its own check.
-        let nominated_outside = nominated_failure.as_ref().filter(|(node, _)| {
-            pre_filter
-                .node_names
-                .as_ref()
-                .is_some_and(|names| !names.contains(&snapshot.nodes[*node].node.name))
-        });
+        let nominated_outside = nominated_failure
+            .as_ref()
+            .filter(|(node, _)| !in_result(*node));
         if let Some((node, status)) = nominated_outside {
             if statuses.is_empty() {
                 statuses = alloc::vec![None; n_nodes];
@@ -351,13 +347,6 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         feasible.sort_unstable();
         // `findNodesThatPassFilters` stops once `numFeasibleNodesToFind` feasible nodes are
         // found, walking the node tree from `nextStartNodeIndex` (framework/node_tree.rs).
-        let in_pass: Option<Vec<bool>> = pre_filter.node_names.as_ref().map(|names| {
-            snapshot
-                .nodes
-                .iter()
-                .map(|info| names.contains(&info.node.name))
-                .collect()
-        });
         let pass_len = in_pass
             .as_ref()
             .map_or(n_nodes, |set| set.iter().filter(|&&kept| kept).count());
@@ -369,12 +358,16 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 is_feasible[node] = true;
             }
             let tree = snapshot.node_tree();
-            let order: Vec<usize> = match &in_pass {
-                Some(set) => tree.iter().copied().filter(|&n| set[n]).collect(),
-                None => tree.to_vec(),
+            let narrowed: Vec<usize>;
+            let order: &[usize] = match &in_pass {
+                Some(set) => {
+                    narrowed = tree.iter().copied().filter(|&n| set[n]).collect();
+                    &narrowed
+                }
+                None => &tree,
             };
             let sample = crate::framework::node_tree::sample(
-                &order,
+                order,
                 snapshot.next_start_node_index,
                 limit,
                 &is_feasible,
@@ -389,7 +382,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         if let Some((node, _)) = &nominated_failure {
             let reached = match &sampled {
                 Some(walked) => walked.contains(node),
-                None => in_pass.as_ref().is_none_or(|set| set[*node]),
+                None => in_result(*node),
             };
             processed += usize::from(!reached);
         }
@@ -400,13 +393,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             diagnosis.node_statuses = statuses
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| {
-                    nominated_outside == Some(*i)
-                        || pre_filter
-                            .node_names
-                            .as_ref()
-                            .is_none_or(|names| names.contains(&snapshot.nodes[*i].node.name))
-                })
+                .filter(|(i, _)| nominated_outside == Some(*i) || in_result(*i))
                 .filter_map(|(i, s)| {
                     s.as_ref()
                         .map(|s| (snapshot.nodes[i].node.name.clone(), s.clone()))

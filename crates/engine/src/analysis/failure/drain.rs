@@ -105,8 +105,7 @@ pub(super) fn drain(
                 continue;
             }
             let mut replacement = Arc::unwrap_or_clone(evicted);
-            replacement.node_name = None;
-            replacement.nominated_node_name = None;
+            replacement.unbind();
             let simulation =
                 scheduler::simulate(&cluster, core::slice::from_ref(&replacement), options);
             match simulation.decisions.first() {

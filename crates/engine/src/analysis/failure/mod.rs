@@ -356,8 +356,7 @@ fn fail_with(
         for key in members.iter().filter(|k| gone_keys.contains(*k)) {
             if let Some(pod) = pod_by_key.get(key) {
                 let mut replacement = (*pod).clone();
-                replacement.node_name = None;
-                replacement.nominated_node_name = None;
+                replacement.unbind();
                 if stateful && mode == FailureMode::Unreachable {
                     held.push((index, replacement, key.clone()));
                     continue;

@@ -200,7 +200,7 @@ impl Sim<'_> {
                 for _ in live.len()..want {
                     let mut pod = self.template.clone();
                     pod.name = format!("{}-{}", self.base_name, self.created);
-                    pod.node_name = None;
+                    pod.unbind();
                     self.created += 1;
                     actions.push(format!("create {}", pod.name));
                     self.pods.push(SimPod {

@@ -159,7 +159,7 @@ pub(super) fn simulate_stateful_set(
     let replacement_for = |pod: &Pod| {
         let mut replacement = template.clone();
         replacement.name = pod.name.clone();
-        replacement.node_name = None;
+        replacement.unbind();
         for key in STATEFUL_IDENTITY_LABELS {
             if let Some(value) = pod.labels.get(key) {
                 replacement.labels.insert(key.into(), value.clone());
