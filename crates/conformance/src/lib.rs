@@ -9,6 +9,7 @@ pub mod compare;
 pub mod differential;
 pub mod fuzz;
 pub mod generate;
+pub mod integration;
 pub mod judge;
 pub mod oracle;
 pub mod scenarios;
