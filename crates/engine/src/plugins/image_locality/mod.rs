@@ -7,13 +7,23 @@ pub use scoring::{normalized_image_name, score};
 
 #[cfg(test)]
 mod tests {
+    /// Upstream `TestNormalizedImageName` (image_locality_test.go, v1.35.4), its four rows; the
+    /// digest is upstream's `getImageFakeDigest("root")`, `sha256:` + hex(sha256("root")).
     #[test]
-    fn untagged_images_get_latest() {
-        assert_eq!(super::normalized_image_name("nginx"), "nginx:latest");
-        assert_eq!(
-            super::normalized_image_name("registry:5000/nginx"),
-            "registry:5000/nginx:latest"
-        );
-        assert_eq!(super::normalized_image_name("nginx:1.27"), "nginx:1.27");
+    fn normalized_image_name_upstream_rows() {
+        let digest = "root@sha256:4813494d137e1631bba301d5acab6e7bb7aa74ce1185d456565ef51d737677b2";
+        let rows = [
+            ("add :latest postfix 1", "root", "root:latest"),
+            (
+                "add :latest postfix 2",
+                "gcr.io:5000/root",
+                "gcr.io:5000/root:latest",
+            ),
+            ("keep it as is 1", "root:tag", "root:tag"),
+            ("keep it as is 2", digest, digest),
+        ];
+        for (name, input, output) in rows {
+            assert_eq!(super::normalized_image_name(input), output, "{name}");
+        }
     }
 }
