@@ -118,10 +118,7 @@ pub type Answer = Result<(Prepared, Vec<Value>), String>;
 /// Prepares every runnable (not skipped) case of `cases` and asks the oracle about them all in one
 /// process (`-batch`). Each entry is the case, and its prepared scenario with the oracle's lines,
 /// or why either failed.
-pub fn ask_oracle<'c>(
-    oracle: &Oracle,
-    cases: &[&'c Case],
-) -> Vec<(&'c Case, Answer)> {
+pub fn ask_oracle<'c>(oracle: &Oracle, cases: &[&'c Case]) -> Vec<(&'c Case, Answer)> {
     let prepared: Vec<Result<Prepared, String>> =
         cases.iter().map(|c| prepare(&c.scenario)).collect();
     let inputs: Vec<Value> = prepared
