@@ -13,6 +13,8 @@ use crate::framework::{
 };
 use crate::model::{PodDisruptionBudget, PreemptionPolicy};
 
+mod go_sort;
+
 /// Reason for nodes where preemption cannot help.
 pub const PREEMPTION_NOT_HELPFUL: &str = "Preemption is not helpful for scheduling";
 /// Reason for nodes without lower-priority pods.
@@ -54,17 +56,23 @@ pub enum PreemptionOutcome {
     NoCandidates(String),
 }
 
-/// `MoreImportantPod`: higher priority first, then the earlier start time.
-fn more_important_first(snapshot: &Snapshot, a: PodId, b: PodId) -> core::cmp::Ordering {
+/// `util.MoreImportantPod` (pkg/scheduler/util/utils.go) as the `less` of Go's `sort.Slice`: the
+/// higher priority first, then the earlier `status.startTime`. A pod without one counts as started
+/// at `time.Now()`, read anew at each comparison (`GetPodStartTime`), so it sorts after every pod
+/// with a start time (snapshot start times lie in the past) and, against another pod without one,
+/// the first argument's "now" is read first and is earlier: `less` is true both ways. This is
+/// not an order, so the result is Go's algorithm's (see `go_sort`), as upstream's is.
+fn more_important(snapshot: &Snapshot, a: PodId, b: PodId) -> bool {
     let (pa, pb) = (&snapshot.pod(a).pod, &snapshot.pod(b).pod);
-    pb.priority
-        .cmp(&pa.priority)
-        .then_with(|| match (pa.start_time, pb.start_time) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            (Some(_), None) => core::cmp::Ordering::Less,
-            (None, Some(_)) => core::cmp::Ordering::Greater,
-            (None, None) => core::cmp::Ordering::Equal,
-        })
+    if pa.priority != pb.priority {
+        return pa.priority > pb.priority;
+    }
+    match (pa.start_time, pb.start_time) {
+        (Some(x), Some(y)) => x < y,
+        (Some(_), None) => true,
+        (None, Some(_)) => false,
+        (None, None) => true,
+    }
 }
 
 /// `filterPodsWithPDBViolation`: splits pods (in order) into those whose eviction violates a PDB
@@ -142,7 +150,7 @@ fn select_victims_on_node(
     for (id, info) in removed.drain(..) {
         add_pod(snapshot, &mut state, preemptor, id, info);
     }
-    potential.sort_by(|a, b| more_important_first(snapshot, *a, *b));
+    go_sort::sort_slice(&mut potential, |a, b| more_important(snapshot, *a, *b));
     let (violating, non_violating) =
         split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone());
     let mut pending: Vec<(PodId, PodInfo)> = Vec::new();
@@ -152,6 +160,8 @@ fn select_victims_on_node(
     }
     let mut victims = Vec::new();
     let mut num_pdb_violations = 0;
+    // Upstream re-sorts the victims only when both groups had pods (default_preemption.go).
+    let resort = !violating.is_empty() && !non_violating.is_empty();
     for (group, is_violating) in [(violating, true), (non_violating, false)] {
         for id in group {
             let position = pending
@@ -175,7 +185,9 @@ fn select_victims_on_node(
     for (id, info) in pending {
         snapshot.restore(id, info);
     }
-    victims.sort_by(|a, b| more_important_first(snapshot, *a, *b));
+    if resort {
+        go_sort::sort_slice(&mut victims, |a, b| more_important(snapshot, *a, *b));
+    }
     Ok(Candidate {
         node: node_index,
         victims,
@@ -203,7 +215,9 @@ fn rank_best(snapshot: &Snapshot, candidates: &[Candidate]) -> Vec<usize> {
             .filter(|v| snapshot.pod(**v).pod.priority == highest)
             .filter_map(|v| snapshot.pod(*v).pod.start_time)
             .min()
-            .unwrap_or(i64::MIN);
+            // `GetEarliestPodStartTime` reads `time.Now()` for a pod without a start time: when
+            // no highest-priority victim has one, the candidate's time is "now", the latest.
+            .unwrap_or(i64::MAX);
         (
             c.num_pdb_violations,
             highest,
