@@ -159,14 +159,21 @@ impl Gen {
                     metadata["deletionTimestamp"] = json!("2024-01-01T00:10:00Z");
                     metadata["deletionGracePeriodSeconds"] = json!(30);
                 }
+                let previous = self.start;
                 self.start += self.rng.range(1, 500);
                 let start = self.start;
+                // Without drawing from the generator (so every seed keeps its world): about one
+                // pod in nine has no start time yet (bound, not started: upstream's
+                // `GetPodStartTime` reads `time.Now()` for it, which makes preemption's victim
+                // sort position-dependent), and about one in thirteen shares the previous pod's.
+                let mut status = json!({"phase": phase});
+                if start % 9 != 0 {
+                    let shown = if start % 13 == 0 { previous } else { start };
+                    status["startTime"] = json!(format_time(shown));
+                }
                 pods.push(json!({
                     "apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec,
-                    "status": {
-                        "phase": phase,
-                        "startTime": format_time(start),
-                    },
+                    "status": status,
                 }));
                 let node = &mut self.nodes[node_index];
                 node.used_cpu_m += cpu_m;
