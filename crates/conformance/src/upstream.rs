@@ -141,7 +141,7 @@ fn failed(file: &str, name: &str, message: String) -> CaseResult {
 }
 
 /// Converts a k8s Pod JSON value into the engine's pod without admission mutations.
-fn engine_pod(value: &Value) -> Result<Pod, String> {
+pub(crate) fn engine_pod(value: &Value) -> Result<Pod, String> {
     let pod: k8s_openapi::api::core::v1::Pod =
         serde_json::from_value(value.clone()).map_err(|e| format!("incoming pod: {e}"))?;
     spreadlab_k8s::convert_pod(&pod, "")
@@ -252,6 +252,21 @@ fn resource_specs(value: &Value) -> Result<Vec<ResourceSpec>, String> {
         .collect()
 }
 
+/// Loads a case's objects (completed by [`crate::upstream_objects::complete_objects`]); objects
+/// without a namespace stay without one, all alike.
+pub(crate) fn load_objects(objects: Vec<Value>) -> Result<spreadlab_k8s::Loaded, String> {
+    let objects = crate::upstream_objects::complete_objects(objects);
+    let options = spreadlab_k8s::LoadOptions {
+        default_namespace: String::new(),
+        ..Default::default()
+    };
+    let loaded = spreadlab_k8s::load_values("fixture", objects, &options);
+    match loaded.errors.first() {
+        Some(error) => Err(format!("objects: {error}")),
+        None => Ok(loaded),
+    }
+}
+
 fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expected: &Value) {
     let expected_code = expected["code"].as_str().and_then(Code::parse);
     if expected_code != Some(actual.code) {
@@ -280,17 +295,7 @@ fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expecte
 /// Runs one case; the returned list holds every mismatch.
 fn run_case(plugin: PluginName, case: &Value) -> Result<Vec<String>, String> {
     let profile = profile_for(plugin, &case["args"])?;
-    let objects = crate::upstream_objects::complete_objects(
-        case["objects"].as_array().cloned().unwrap_or_default(),
-    );
-    let options = spreadlab_k8s::LoadOptions {
-        default_namespace: String::new(),
-        ..Default::default()
-    };
-    let loaded = spreadlab_k8s::load_values("fixture", objects, &options);
-    if let Some(error) = loaded.errors.first() {
-        return Err(format!("objects: {error}"));
-    }
+    let loaded = load_objects(case["objects"].as_array().cloned().unwrap_or_default())?;
     let pod = PodInfo::new(engine_pod(&case["pod"])?);
     let (snapshot, _) = Snapshot::new(&loaded.cluster);
     let node_index = |name: &str| {
@@ -417,6 +422,8 @@ fn run_case(plugin: PluginName, case: &Value) -> Result<Vec<String>, String> {
             }
         }
     }
+    // PreFilter extension steps (AddPod / RemovePod): `upstream_state`.
+    crate::upstream_state::check_steps(&mut problems, case, &profile, &snapshot, &pod, state)?;
     Ok(problems)
 }
 
