@@ -17,3 +17,4 @@ pub mod shrink;
 pub mod synthetic;
 pub mod upstream;
 mod upstream_objects;
+mod upstream_preemption;

@@ -100,6 +100,9 @@ pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
         Ok(doc) => doc,
         Err(error) => return vec![failed(&file, "<file>", format!("invalid YAML: {error}"))],
     };
+    if doc["runner"].as_str() == Some("preemption") {
+        return crate::upstream_preemption::run_file(&file, &doc);
+    }
     let Some(plugin) = doc["plugin"].as_str().and_then(PluginName::parse) else {
         return vec![failed(
             &file,
@@ -141,7 +144,7 @@ fn failed(file: &str, name: &str, message: String) -> CaseResult {
 }
 
 /// Converts a k8s Pod JSON value into the engine's pod without admission mutations.
-fn engine_pod(value: &Value) -> Result<Pod, String> {
+pub(crate) fn engine_pod(value: &Value) -> Result<Pod, String> {
     let pod: k8s_openapi::api::core::v1::Pod =
         serde_json::from_value(value.clone()).map_err(|e| format!("incoming pod: {e}"))?;
     spreadlab_k8s::convert_pod(&pod, "")
