@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -99,7 +100,8 @@ func TestPreemptionTables(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		for _, c := range fx.Cases {
-			if c.Skip != "" {
+			// A KNOWN MISMATCH is the engine's: the real plugin must still do what the table says.
+			if c.Skip != "" && !strings.HasPrefix(c.Skip, "KNOWN MISMATCH") {
 				continue
 			}
 			t.Run(filepath.Base(file)+"/"+c.Name, func(t *testing.T) { runPreemptionCase(t, c) })

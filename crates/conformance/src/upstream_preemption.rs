@@ -84,8 +84,10 @@ fn num_candidates(args: &Value, num_nodes: usize) -> usize {
 }
 
 /// Upstream's `DryRunPreemption` walk with parallelism 1: nodes (sorted by name, as upstream's
-/// test sorts them) from `offset`, stopping once it holds `wanted` candidates one of which has
-/// no PDB violation. The engine found every node's candidate; this keeps those the walk reaches.
+/// test sorts them) from `offset`; candidates go to a non-violating and a violating list, each
+/// holding at most `wanted` (`candidateList.add` drops the rest); the walk stops once a
+/// non-violating one is held and both hold `wanted` together. The engine found every node's
+/// candidate; this keeps those the walk keeps (non-violating first, as upstream returns them).
 fn dry_run_walk(
     snapshot: &Snapshot,
     candidates: &[Candidate],
@@ -94,17 +96,25 @@ fn dry_run_walk(
 ) -> Vec<Candidate> {
     let mut order: Vec<usize> = (0..snapshot.num_nodes()).collect();
     order.sort_by(|a, b| snapshot.nodes[*a].node.name.cmp(&snapshot.nodes[*b].node.name));
-    let mut found: Vec<Candidate> = Vec::new();
+    let (mut non_violating, mut violating): (Vec<Candidate>, Vec<Candidate>) = Default::default();
     for step in 0..order.len() {
         let node = order[(offset + step) % order.len()];
         if let Some(candidate) = candidates.iter().find(|c| c.node == node) {
-            found.push(candidate.clone());
-            if found.iter().any(|c| c.num_pdb_violations == 0) && found.len() >= wanted {
+            let list = if candidate.num_pdb_violations == 0 {
+                &mut non_violating
+            } else {
+                &mut violating
+            };
+            if list.len() < wanted {
+                list.push(candidate.clone());
+            }
+            if !non_violating.is_empty() && non_violating.len() + violating.len() >= wanted {
                 break;
             }
         }
     }
-    found
+    non_violating.extend(violating);
+    non_violating
 }
 
 /// Runs one case; the returned list holds every mismatch.
