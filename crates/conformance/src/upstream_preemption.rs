@@ -95,7 +95,12 @@ fn dry_run_walk(
     wanted: usize,
 ) -> Vec<Candidate> {
     let mut order: Vec<usize> = (0..snapshot.num_nodes()).collect();
-    order.sort_by(|a, b| snapshot.nodes[*a].node.name.cmp(&snapshot.nodes[*b].node.name));
+    order.sort_by(|a, b| {
+        snapshot.nodes[*a]
+            .node
+            .name
+            .cmp(&snapshot.nodes[*b].node.name)
+    });
     let (mut non_violating, mut violating): (Vec<Candidate>, Vec<Candidate>) = Default::default();
     for step in 0..order.len() {
         let node = order[(offset + step) % order.len()];
@@ -190,7 +195,9 @@ fn run_case(case: &Value) -> Result<Vec<String>, String> {
         let accepted: BTreeSet<&str> = expected.iter().filter_map(Value::as_str).collect();
         // Upstream picks any of the tied candidates: each must be one it accepts.
         if tied.is_empty() || tied.iter().any(|t| !accepted.contains(t.as_str())) {
-            problems.push(format!("best nodes {tied:?}, upstream accepts {accepted:?}"));
+            problems.push(format!(
+                "best nodes {tied:?}, upstream accepts {accepted:?}"
+            ));
         }
     }
     if let Some(expected) = expect["candidates"].as_array() {
