@@ -75,8 +75,9 @@ fn more_important(snapshot: &Snapshot, a: PodId, b: PodId) -> bool {
     }
 }
 
-/// `filterPodsWithPDBViolation`: splits pods (in order) into those whose eviction violates a PDB
-/// and the rest, decrementing each matching budget as it goes.
+/// `filterPodsWithPDBViolation` (defaultpreemption/default_preemption.go): splits pods (in order)
+/// into those whose eviction violates a PDB and the rest, decrementing each matching budget as it
+/// goes, except for pods in the budget's `status.disruptedPods`.
 fn split_by_pdb_violation(
     snapshot: &Snapshot,
     pods: &[PodId],
@@ -93,6 +94,11 @@ fn split_by_pdb_violation(
                     || pdb.selector.is_empty()
                     || !pdb.selector.matches(&pod.labels)
                 {
+                    continue;
+                }
+                // An eviction the API server already processed is not a violation, and does not
+                // use the budget again.
+                if pdb.disrupted_pods.contains(&pod.name) {
                     continue;
                 }
                 allowed[index] -= 1;
