@@ -39,8 +39,10 @@ pub struct Candidates {
     /// Indexes into `candidates` of those ranked best by `pickOneNodeForPreemption` (upstream
     /// picks among them at random: it walks a map).
     pub tied: Vec<usize>,
-    /// Whether upstream would have stopped its dry run after `max(10% of the potential nodes,
-    /// 100)` candidates found from a random offset, so it may have seen only some of these.
+    /// Whether upstream's dry run, walking the nodes from a random offset, may have kept only
+    /// some of these: it stops once it holds `max(10% of the potential nodes, 100)` candidates,
+    /// one of them without PDB violations, and its list of violating candidates holds no more
+    /// than that many (`candidateList.add` drops the rest; framework/preemption/preemption.go).
     pub sampled: bool,
 }
 
@@ -317,10 +319,14 @@ pub fn post_filter(
     }
     let tied = rank_best(snapshot, &candidates);
     let wanted = num_candidates(potential_nodes);
-    // Upstream stops once it holds `wanted` candidates, one of them without PDB violations.
+    // Upstream stops once it holds `wanted` candidates, one of them without PDB violations; it
+    // drops violating candidates past `wanted` even when it never stops.
+    let violating = candidates
+        .iter()
+        .filter(|c| c.num_pdb_violations > 0)
+        .count();
     let sampled = wanted < potential_nodes
-        && candidates.len() >= wanted
-        && candidates.iter().any(|c| c.num_pdb_violations == 0);
+        && ((candidates.len() >= wanted && violating < candidates.len()) || violating > wanted);
     PreemptionOutcome::Nominated(Candidates {
         candidates,
         tied,
