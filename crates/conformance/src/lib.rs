@@ -17,4 +17,5 @@ pub mod shrink;
 pub mod synthetic;
 pub mod upstream;
 mod upstream_objects;
+mod upstream_preemption;
 mod upstream_state;

@@ -100,6 +100,9 @@ pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
         Ok(doc) => doc,
         Err(error) => return vec![failed(&file, "<file>", format!("invalid YAML: {error}"))],
     };
+    if doc["runner"].as_str() == Some("preemption") {
+        return crate::upstream_preemption::run_file(&file, &doc);
+    }
     let Some(plugin) = doc["plugin"].as_str().and_then(PluginName::parse) else {
         return vec![failed(
             &file,

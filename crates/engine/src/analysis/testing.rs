@@ -101,6 +101,7 @@ pub fn pdb(
         name: String::from(name),
         selector: app(app_label),
         disruptions_allowed: 0,
+        disrupted_pods: Vec::new(),
         min_available,
         max_unavailable,
     }

@@ -67,6 +67,10 @@ pub struct PodDisruptionBudget {
     pub selector: Selector,
     /// `status.disruptionsAllowed` as the snapshot has it (0 when there is no status).
     pub disruptions_allowed: i32,
+    /// The names of the pods in `status.disruptedPods` (evictions the API server has processed
+    /// and the disruption controller has not yet seen): preemption does not count them against
+    /// the budget (`filterPodsWithPDBViolation`, defaultpreemption/default_preemption.go).
+    pub disrupted_pods: Vec<String>,
     /// `spec.minAvailable`.
     pub min_available: Option<IntOrPercent>,
     /// `spec.maxUnavailable`.

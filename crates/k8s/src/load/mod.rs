@@ -437,7 +437,14 @@ impl<'o> Loader<'o> {
                         .map_err(|e| place.convert_error(e))?,
                     disruptions_allowed: budget
                         .status
+                        .as_ref()
                         .map_or(0, |status| status.disruptions_allowed),
+                    disrupted_pods: budget
+                        .status
+                        .as_ref()
+                        .and_then(|status| status.disrupted_pods.as_ref())
+                        .map(|pods| pods.keys().cloned().collect())
+                        .unwrap_or_default(),
                     min_available,
                     max_unavailable,
                 });

@@ -39,8 +39,10 @@ pub struct Candidates {
     /// Indexes into `candidates` of those ranked best by `pickOneNodeForPreemption` (upstream
     /// picks among them at random: it walks a map).
     pub tied: Vec<usize>,
-    /// Whether upstream would have stopped its dry run after `max(10% of the potential nodes,
-    /// 100)` candidates found from a random offset, so it may have seen only some of these.
+    /// Whether upstream's dry run, walking the nodes from a random offset, may have kept only
+    /// some of these: it stops once it holds `max(10% of the potential nodes, 100)` candidates,
+    /// one of them without PDB violations, and its list of violating candidates holds no more
+    /// than that many (`candidateList.add` drops the rest; framework/preemption/preemption.go).
     pub sampled: bool,
 }
 
@@ -75,8 +77,9 @@ fn more_important(snapshot: &Snapshot, a: PodId, b: PodId) -> bool {
     }
 }
 
-/// `filterPodsWithPDBViolation`: splits pods (in order) into those whose eviction violates a PDB
-/// and the rest, decrementing each matching budget as it goes.
+/// `filterPodsWithPDBViolation` (defaultpreemption/default_preemption.go): splits pods (in order)
+/// into those whose eviction violates a PDB and the rest, decrementing each matching budget as it
+/// goes, except for pods in the budget's `status.disruptedPods`.
 fn split_by_pdb_violation(
     snapshot: &Snapshot,
     pods: &[PodId],
@@ -93,6 +96,11 @@ fn split_by_pdb_violation(
                     || pdb.selector.is_empty()
                     || !pdb.selector.matches(&pod.labels)
                 {
+                    continue;
+                }
+                // An eviction the API server already processed is not a violation, and does not
+                // use the budget again.
+                if pdb.disrupted_pods.contains(&pod.name) {
                     continue;
                 }
                 allowed[index] -= 1;
@@ -311,10 +319,14 @@ pub fn post_filter(
     }
     let tied = rank_best(snapshot, &candidates);
     let wanted = num_candidates(potential_nodes);
-    // Upstream stops once it holds `wanted` candidates, one of them without PDB violations.
+    // Upstream stops once it holds `wanted` candidates, one of them without PDB violations; it
+    // drops violating candidates past `wanted` even when it never stops.
+    let violating = candidates
+        .iter()
+        .filter(|c| c.num_pdb_violations > 0)
+        .count();
     let sampled = wanted < potential_nodes
-        && candidates.len() >= wanted
-        && candidates.iter().any(|c| c.num_pdb_violations == 0);
+        && ((candidates.len() >= wanted && violating < candidates.len()) || violating > wanted);
     PreemptionOutcome::Nominated(Candidates {
         candidates,
         tied,
