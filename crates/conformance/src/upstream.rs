@@ -110,6 +110,15 @@ pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
             format!("unknown plugin {}", doc["plugin"]),
         )];
     };
+    run_cases(&file, &doc, |case| run_case(plugin, case))
+}
+
+/// Runs every case of a table with `run`, skipping those with a `skip` reason.
+pub(crate) fn run_cases(
+    file: &str,
+    doc: &Value,
+    mut run: impl FnMut(&Value) -> Result<Vec<String>, String>,
+) -> Vec<CaseResult> {
     let cases = doc["cases"].as_array().cloned().unwrap_or_default();
     cases
         .iter()
@@ -120,14 +129,14 @@ pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
                 .map_or_else(|| format!("case {index}"), str::to_string);
             let outcome = match case["skip"].as_str() {
                 Some(reason) => Outcome::Skipped(reason.to_string()),
-                None => match run_case(plugin, case) {
+                None => match run(case) {
                     Ok(problems) if problems.is_empty() => Outcome::Passed,
                     Ok(problems) => Outcome::Failed(problems),
                     Err(error) => Outcome::Failed(vec![error]),
                 },
             };
             CaseResult {
-                file: file.clone(),
+                file: file.to_string(),
                 name,
                 outcome,
             }

@@ -13,33 +13,11 @@ use spreadlab_engine::framework::runtime::run_pre_filter;
 use spreadlab_engine::framework::{Code, PluginName, PodInfo, Profile, Snapshot, Status};
 use spreadlab_engine::plugins::default_preemption::{self, Candidate, PreemptionOutcome};
 
-use crate::upstream::{CaseResult, Outcome};
+use crate::upstream::CaseResult;
 
 /// Runs every case of one preemption table.
 pub(crate) fn run_file(file: &str, doc: &Value) -> Vec<CaseResult> {
-    let cases = doc["cases"].as_array().cloned().unwrap_or_default();
-    cases
-        .iter()
-        .enumerate()
-        .map(|(index, case)| {
-            let name = case["name"]
-                .as_str()
-                .map_or_else(|| format!("case {index}"), str::to_string);
-            let outcome = match case["skip"].as_str() {
-                Some(reason) => Outcome::Skipped(reason.to_string()),
-                None => match run_case(case) {
-                    Ok(problems) if problems.is_empty() => Outcome::Passed,
-                    Ok(problems) => Outcome::Failed(problems),
-                    Err(error) => Outcome::Failed(vec![error]),
-                },
-            };
-            CaseResult {
-                file: file.to_string(),
-                name,
-                outcome,
-            }
-        })
-        .collect()
+    crate::upstream::run_cases(file, doc, run_case)
 }
 
 /// The profile upstream's case builds: its plugins at Filter and PreFilter, no Score, and
