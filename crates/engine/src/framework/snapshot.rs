@@ -157,7 +157,12 @@ impl Snapshot {
             snapshot.add_node(node.clone());
         }
         let mut warnings = Vec::new();
-        for pod in &cluster.pods {
+        // The scheduler cache gets the pods of its informer's initial List, which the API server
+        // (its watch cache, etcd's key order) and client-go's fake tracker return sorted by
+        // namespace and name; the order each node lists its pods in follows.
+        let mut order: Vec<&Arc<Pod>> = cluster.pods.iter().collect();
+        order.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        for pod in order {
             if pod.phase.is_terminal() {
                 continue;
             }

@@ -267,6 +267,11 @@ pub fn pod_requests(pod: &Pod, non_zero: bool, skip_pod_level: bool) -> Resource
 /// Identifies a pod in the snapshot's pod arena.
 pub type PodId = usize;
 
+/// A node's pod lists (all, with affinity, with required anti-affinity), saved to be put back after
+/// a dry run that takes pods off and on again.
+#[derive(Clone, Debug)]
+pub struct PodOrder(Vec<PodId>, Vec<PodId>, Vec<PodId>);
+
 /// A node with the pods on it and their totals (`framework.NodeInfo`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeInfo {
@@ -274,7 +279,10 @@ pub struct NodeInfo {
     pub node: Arc<Node>,
     /// `status.allocatable` as a `Resource`.
     pub allocatable: Resource,
-    /// Pods on the node, in the order they arrived.
+    /// Pods on the node in the scheduler cache's order: the snapshot's pods by namespace and
+    /// name (the informer's initial List), then each pod as it binds; a removed pod's slot takes
+    /// the last pod (`removeFromSlice`, framework/types.go). DefaultPreemption's victim order
+    /// starts from it.
     pub pods: Vec<PodId>,
     /// Pods on the node with a `podAffinity` or `podAntiAffinity` struct.
     pub pods_with_affinity: Vec<PodId>,
@@ -307,6 +315,25 @@ impl NodeInfo {
         }
     }
 
+    /// The node's pod lists as they stand (for [`NodeInfo::set_pod_order`]).
+    pub fn pod_order(&self) -> PodOrder {
+        PodOrder(
+            self.pods.clone(),
+            self.pods_with_affinity.clone(),
+            self.pods_with_required_anti_affinity.clone(),
+        )
+    }
+
+    /// Puts back the order [`NodeInfo::pod_order`] saved; the node must hold the same pods.
+    pub fn set_pod_order(&mut self, order: PodOrder) {
+        debug_assert_eq!(order.0.len(), self.pods.len());
+        (
+            self.pods,
+            self.pods_with_affinity,
+            self.pods_with_required_anti_affinity,
+        ) = (order.0, order.1, order.2);
+    }
+
     pub(super) fn add_pod(&mut self, id: PodId, info: &PodInfo) {
         self.pods.push(id);
         if info.has_affinity() {
@@ -322,9 +349,11 @@ impl NodeInfo {
     }
 
     pub(super) fn remove_pod(&mut self, id: PodId, info: &PodInfo) {
-        self.pods.retain(|p| *p != id);
-        self.pods_with_affinity.retain(|p| *p != id);
-        self.pods_with_required_anti_affinity.retain(|p| *p != id);
+        // `removeFromSlice` (framework/types.go) moves the last pod into the freed slot: the
+        // order a node lists its pods in decides DefaultPreemption's potential-victim order.
+        swap_remove_first(&mut self.pods, id);
+        swap_remove_first(&mut self.pods_with_affinity, id);
+        swap_remove_first(&mut self.pods_with_required_anti_affinity, id);
         self.requested.sub(&info.requests);
         self.non_zero_milli_cpu -= info.non_zero_milli_cpu;
         self.non_zero_memory -= info.non_zero_memory;
@@ -333,5 +362,13 @@ impl NodeInfo {
                 self.used_ports.remove(index);
             }
         }
+    }
+}
+
+/// Removes the first `id` from `list` as upstream's `removeFromSlice` does (framework/types.go):
+/// the last element takes its place.
+fn swap_remove_first(list: &mut Vec<PodId>, id: PodId) {
+    if let Some(index) = list.iter().position(|p| *p == id) {
+        list.swap_remove(index);
     }
 }

@@ -128,6 +128,22 @@ fn select_victims_on_node(
     node_index: usize,
 ) -> Result<Candidate, Status> {
     let mut state = state.clone();
+    // Upstream works on a copy of the node (`nodeInfo.Snapshot()`); this runs on the snapshot and
+    // puts the pods back, so the node's pod order is kept aside and restored on every return.
+    let order = snapshot.nodes[node_index].pod_order();
+    let result = select_victims_in_place(profile, snapshot, &mut state, preemptor, node_index);
+    snapshot.nodes[node_index].set_pod_order(order);
+    result
+}
+
+/// [`select_victims_on_node`]'s work, which leaves the node's pods in another order.
+fn select_victims_in_place(
+    profile: &Profile,
+    snapshot: &mut Snapshot,
+    state: &mut CycleState,
+    preemptor: &PodInfo,
+    node_index: usize,
+) -> Result<Candidate, Status> {
     let mut potential: Vec<PodId> = snapshot.nodes[node_index]
         .pods
         .iter()
@@ -142,13 +158,13 @@ fn select_victims_on_node(
     }
     let mut removed: Vec<(PodId, PodInfo)> = Vec::with_capacity(potential.len());
     for &id in &potential {
-        let info = remove_pod(snapshot, &mut state, preemptor, id);
+        let info = remove_pod(snapshot, state, preemptor, id);
         removed.push((id, info));
     }
-    let fits = run_filter_with_nominated_pods(profile, &state, snapshot, preemptor, node_index);
+    let fits = run_filter_with_nominated_pods(profile, state, snapshot, preemptor, node_index);
     if !fits.is_success() {
         for (id, info) in removed {
-            add_pod(snapshot, &mut state, preemptor, id, info);
+            add_pod(snapshot, state, preemptor, id, info);
         }
         return Err(fits);
     }
@@ -156,14 +172,14 @@ fn select_victims_on_node(
     // consistent start: restoring the snapshot alone would leave the plugin states decremented
     // twice (found by differential testing, tests/regressions/victims-922.yaml).
     for (id, info) in removed.drain(..) {
-        add_pod(snapshot, &mut state, preemptor, id, info);
+        add_pod(snapshot, state, preemptor, id, info);
     }
     go_sort::sort_slice(&mut potential, |a, b| more_important(snapshot, *a, *b));
     let (violating, non_violating) =
         split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone());
     let mut pending: Vec<(PodId, PodInfo)> = Vec::new();
     for &id in &potential {
-        let info = remove_pod(snapshot, &mut state, preemptor, id);
+        let info = remove_pod(snapshot, state, preemptor, id);
         pending.push((id, info));
     }
     let mut victims = Vec::new();
@@ -177,11 +193,11 @@ fn select_victims_on_node(
                 .position(|(p, _)| *p == id)
                 .expect("pending holds every potential victim");
             let (_, info) = pending.swap_remove(position);
-            add_pod(snapshot, &mut state, preemptor, id, info);
-            if !run_filter_with_nominated_pods(profile, &state, snapshot, preemptor, node_index)
+            add_pod(snapshot, state, preemptor, id, info);
+            if !run_filter_with_nominated_pods(profile, state, snapshot, preemptor, node_index)
                 .is_success()
             {
-                let info = remove_pod(snapshot, &mut state, preemptor, id);
+                let info = remove_pod(snapshot, state, preemptor, id);
                 pending.push((id, info));
                 victims.push(id);
                 if is_violating {
