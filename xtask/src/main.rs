@@ -9,6 +9,8 @@
 //! it (`<class>-<seed>.expected.jsonl`). Builds nothing: the oracle binary comes from
 //! `scripts/test.sh` (default `$HOME/.cache/spreadlab/oracle`). Exits 1 on any mismatch.
 //!
+//! `cargo xtask features --seeds A..B`: how often each generator feature occurs (`features.rs`).
+//!
 //! `cargo xtask perf`: the native performance rows in one table (`perf.rs`).
 //!
 //! `cargo xtask web [--dev] [--no-opt] [--out DIR]`: builds the playground into a static site
@@ -25,6 +27,7 @@ use serde_json::Value;
 use spreadlab_conformance::differential::{self, INPUT_REJECTED, Oracle, Outcome, prepare};
 use spreadlab_conformance::{generate, shrink};
 
+mod features;
 mod perf;
 mod speed;
 mod web;
@@ -37,6 +40,8 @@ const USAGE: &str = "usage: cargo xtask web [--dev] [--no-opt] [--out DIR]
                           5000 nodes, 10000 spread pods / 2000 anti-affinity pods)
        cargo xtask perf [--runs N] [--oracle PATH] [--oracle-pods K] [--skip-150k]
                           (every native row of the performance targets, as a table of medians)
+       cargo xtask features [--seeds A..B] [--jobs N]
+                          (how often each generator feature and Pending reason occurs, no oracle)
        cargo xtask oracle [--seeds A..B] [--oracle PATH] [--jobs N] [--shrink]
                           [--batch[=K]] [--feature-gates G] [--reruns N] [--shrink-budget N] [--verbose]
 
@@ -149,6 +154,13 @@ fn main() -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("xtask web: {error}");
+                ExitCode::FAILURE
+            }
+        },
+        Some("features") => match features::features(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("xtask features: {error}");
                 ExitCode::FAILURE
             }
         },
