@@ -156,9 +156,11 @@ fn count(seed: u64, tally: &mut Tally) {
     let bound = objects
         .iter()
         .filter(|o| o["kind"] == "Pod" && o["spec"]["nodeName"].is_string());
-    let waiting = objects
+    let waiting = schedule
         .iter()
-        .filter(|o| o["kind"] == "Pod" && !o["spec"]["nodeName"].is_string())
+        .filter(|p| {
+            p["metadata"]["uid"].is_string() || p["metadata"]["creationTimestamp"].is_string()
+        })
         .count() as u64;
     tally.add("bound pods", bound.count() as u64);
     tally.add("pods already waiting in the snapshot", waiting);
@@ -248,7 +250,7 @@ fn reasons(message: &str) -> Vec<String> {
             },
         }
     }
-    // A PreFilter rejection has no counts: its quoted object names are left out.
+    // A PreFilter rejection has no counts: its object names (quoted or `ns/name`) are left out.
     if out.len() == 1 && !body.starts_with(|c: char| c.is_ascii_digit()) {
         let mut quoted = false;
         out[0] = out[0]
@@ -258,7 +260,11 @@ fn reasons(message: &str) -> Vec<String> {
                 if quoted { piece } else { "<name>" }
             })
             .collect::<Vec<_>>()
-            .join("\"");
+            .join("\"")
+            .split(' ')
+            .map(|word| if word.contains('/') { "<name>" } else { word })
+            .collect::<Vec<_>>()
+            .join(" ");
     }
     out
 }

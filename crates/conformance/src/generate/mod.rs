@@ -214,6 +214,7 @@ pub fn scenario(seed: u64) -> Value {
     storage::add_storage(seed, &mut namespace_objects, &mut schedule);
     gate_some(seed, &mut schedule);
     queue::wait_some(seed, &mut namespace_objects, &mut schedule);
+    storage::add_ephemeral(seed, &mut namespace_objects, &mut schedule);
     extras::vary(seed, &mut namespace_objects, &mut schedule);
     json!({
         "name": format!("random-{seed}"),

@@ -2,7 +2,8 @@
 //! at once, a provisioner or none, allowed topologies), CSINodes (some with attach limits), VolumeAttachments and CSIDrivers with storage
 //! capacity, PersistentVolumes pinned to zones or hosts (by node affinity or by zone labels),
 //! claims in every state the volume plugins tell apart (bound, unbound, pre-bound, lost,
-//! missing, `ReadWriteOncePod`), and pod volumes using them, inline disks included.
+//! missing, `ReadWriteOncePod`), and pod volumes using them, inline disks included; generic
+//! ephemeral volumes with their claims ([`add_ephemeral`]).
 //!
 //! Drawn from its own stream after the rest of the scenario, so a seed's cluster and pods are
 //! what they were before storage existed. Static volumes have distinct sizes: upstream lists a
@@ -276,6 +277,115 @@ pub(super) fn add_storage(seed: u64, objects: &mut Vec<Value>, schedule: &mut [V
                 json!({"name": "disk", "gcePersistentDisk": {"pdName": "shared-disk", "readOnly": read_only}}),
             );
         }
+    }
+    objects.extend(added);
+}
+
+/// Gives one or two pods to schedule a generic ephemeral volume in about one scenario in ten (own
+/// stream, after the waiting pods are marked): a waiting pod (one with a `uid`) mostly finds the
+/// claim the ephemeral volume controller made for it (`<pod>-<volume>`, controlled by the pod;
+/// unbound, or bound to a pinned volume), otherwise a claim of that name another pod owns, which
+/// `VolumeIsForPod` refuses. The claim is never missing: the simulation stands in for the
+/// ephemeral volume controller, which the oracle does not run.
+pub(super) fn add_ephemeral(seed: u64, objects: &mut Vec<Value>, schedule: &mut [Value]) {
+    let mut rng = Rng::stream(seed, 0x2545_F491_4F6C_DD1D, 0x0E9E_3A11);
+    if schedule.is_empty() || !rng.percent(10) {
+        return;
+    }
+    let nodes: Vec<Node> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Node")
+        .map(|o| Node {
+            name: o["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            zone: o["metadata"]["labels"][ZONE].as_str().map(str::to_owned),
+        })
+        .collect();
+    let class = objects
+        .iter()
+        .any(|o| o["kind"] == "StorageClass" && o["metadata"]["name"] == "zonal")
+        .then_some("zonal");
+    let mut added = Vec::new();
+    for k in 0..rng.range(1, 2) {
+        // Mostly a waiting pod: the ephemeral volume controller has had time to make its claim.
+        let waiting: Vec<usize> = (0..schedule.len())
+            .filter(|&i| schedule[i]["metadata"]["uid"].is_string())
+            .collect();
+        let index = if !waiting.is_empty() && rng.percent(80) {
+            *rng.pick(&waiting)
+        } else {
+            rng.range(0, schedule.len() as i64 - 1) as usize
+        };
+        let pod = &mut schedule[index];
+        let volume = format!("eph-{k}");
+        let mut spec = json!({"accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": format!("{}Gi", rng.range(1, 9))}}});
+        if let Some(class) = class {
+            spec["storageClassName"] = json!(class);
+        }
+        add_volume(
+            pod,
+            json!({"name": volume, "ephemeral": {"volumeClaimTemplate": {"spec": spec.clone()}}}),
+        );
+        let pod_name = pod["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let namespace = pod["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_owned();
+        // A claim made for the pod means the API server stored the pod: it is waiting.
+        if !pod["metadata"]["uid"].is_string() && rng.percent(70) {
+            pod["metadata"]["uid"] = json!(format!("waiting-{seed}-eph-{index}"));
+            pod["metadata"]["creationTimestamp"] =
+                json!(super::format_time(1_699_990_000 + 60 * rng.range(0, 4)));
+        }
+        let uid = pod["metadata"]["uid"].as_str().map(str::to_owned);
+        let claim_name = format!("{pod_name}-{volume}");
+        if added
+            .iter()
+            .any(|c: &Value| c["metadata"]["name"] == claim_name.as_str())
+        {
+            continue;
+        }
+        let owner = match &uid {
+            Some(uid) if rng.percent(75) => uid.clone(),
+            _ => format!("old-{pod_name}"),
+        };
+        let mut claim = json!({
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": claim_name, "namespace": namespace,
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod_name,
+                    "uid": owner, "controller": true, "blockOwnerDeletion": true}]},
+            "spec": spec,
+            "status": {"phase": "Pending"},
+        });
+        if class.is_some() && !nodes.is_empty() && rng.percent(40) {
+            let volume_name = format!("pv-{claim_name}");
+            let node = rng.pick(&nodes);
+            let (key, value) = match &node.zone {
+                Some(zone) if rng.percent(70) => (ZONE, zone.clone()),
+                _ => (HOSTNAME, node.name.clone()),
+            };
+            added.push(json!({
+                "apiVersion": "v1", "kind": "PersistentVolume",
+                "metadata": {"name": volume_name},
+                "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
+                    "storageClassName": "zonal",
+                    "claimRef": {"namespace": namespace, "name": claim_name},
+                    "csi": {"driver": CSI_DRIVER, "volumeHandle": volume_name},
+                    "nodeAffinity": {"required": {"nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": key, "operator": "In", "values": [value]}]}]}}},
+                "status": {"phase": "Bound"},
+            }));
+            claim["spec"]["volumeName"] = json!(volume_name);
+            claim["metadata"]["annotations"] = json!({"pv.kubernetes.io/bind-completed": "yes"});
+            claim["status"] = json!({"phase": "Bound"});
+        }
+        added.push(claim);
     }
     objects.extend(added);
 }

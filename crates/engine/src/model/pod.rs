@@ -237,6 +237,9 @@ pub struct Pod {
     pub name: String,
     /// `metadata.labels`.
     pub labels: Labels,
+    /// `metadata.uid` (empty when absent, as for a pod the simulation creates): a generic
+    /// ephemeral volume's stored claim must name it as its controller (`VolumeIsForPod`).
+    pub uid: String,
     /// The controller owner reference.
     pub owner: Option<OwnerRef>,
     /// `spec.priority` (0 when absent).

@@ -1,6 +1,7 @@
 //! PreFilter and Filter of VolumeBinding (`volume_binding.go` `podHasPVCs`, `PreFilter`,
 //! `Filter`; `binder.go` `GetPodVolumeClaims`).
 
+use alloc::borrow::Cow;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -59,6 +60,19 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
             return rejected(format!(
                 "persistentvolumeclaim {:?} is being deleted",
                 claim.name
+            ));
+        }
+        // `ephemeral.VolumeIsForPod`: a stored claim of an ephemeral volume must be controlled
+        // by this pod (same namespace, controller owner UID = the pod's UID). A claim the
+        // simulation makes from the template (`Cow::Owned`) is the ephemeral controller's own.
+        if ephemeral
+            && matches!(claim, Cow::Borrowed(_))
+            && (claim.namespace != p.namespace
+                || claim.controller_uid.as_deref() != Some(p.uid.as_str()))
+        {
+            return rejected(format!(
+                "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
+                claim.namespace, claim.name, p.namespace, p.name
             ));
         }
         claims.push(claim.into_owned());
