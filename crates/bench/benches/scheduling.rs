@@ -2,7 +2,7 @@
 //! Pods per second = pods / reported time. Upstream's CI floors for these shapes are 460 pods/s
 //! (topology spreading) and 60 pods/s (required anti-affinity).
 
-use spreadlab_bench::load;
+use spreadlab_bench::{load, load_with_claims};
 use spreadlab_conformance::synthetic::Shape;
 use spreadlab_engine::scheduler::{Detail, Options, simulate};
 
@@ -21,6 +21,18 @@ fn options() -> Options {
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn spread_5000_nodes_10000_pods(bencher: divan::Bencher) {
     let (cluster, pods) = load(Shape::Spread, 5_000, 10_000);
+    let options = options();
+    bencher.bench_local(|| {
+        let simulation = simulate(&cluster, &pods, &options);
+        assert!(simulation.decisions.iter().all(|d| d.node.is_some()));
+    });
+}
+
+/// 5,000 nodes in 3 zones, 2,000 StatefulSet-like replicas with hard zone spread, each with its
+/// own zonal `WaitForFirstConsumer` claim (provisioned in the zone it lands in).
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn spread_with_claims_5000_nodes_2000_pods(bencher: divan::Bencher) {
+    let (cluster, pods) = load_with_claims(Shape::Spread, 5_000, 2_000);
     let options = options();
     bencher.bench_local(|| {
         let simulation = simulate(&cluster, &pods, &options);

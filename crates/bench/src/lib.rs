@@ -21,6 +21,17 @@ pub fn load(shape: Shape, nodes: usize, pods: usize) -> (Cluster, Vec<Pod>) {
     (prepared.cluster, prepared.pods)
 }
 
+/// [`load`] with storage as a StatefulSet of zonal disks has it: every pod to schedule has its own
+/// unbound `WaitForFirstConsumer` claim, provisioned where the pod lands
+/// (`spreadlab_conformance::synthetic::with_claims`).
+pub fn load_with_claims(shape: Shape, nodes: usize, pods: usize) -> (Cluster, Vec<Pod>) {
+    let mut value = scenario(shape, nodes, pods);
+    spreadlab_conformance::synthetic::with_claims(&mut value);
+    let prepared = prepare(&value)
+        .unwrap_or_else(|error| panic!("the synthetic scenario does not load: {error}"));
+    (prepared.cluster, prepared.pods)
+}
+
 /// The input of the analysis benchmarks: the scenario the loader gives (the snapshot and the
 /// workloads with their update strategies).
 pub struct AnalysisInput {
