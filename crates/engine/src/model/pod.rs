@@ -235,11 +235,11 @@ pub struct Pod {
     pub namespace: String,
     /// `metadata.name`.
     pub name: String,
+    /// `metadata.uid` (empty for a pod the simulation creates). VolumeBinding compares it with the
+    /// controller owner of a generic ephemeral volume's claim (`ephemeral.VolumeIsForPod`).
+    pub uid: String,
     /// `metadata.labels`.
     pub labels: Labels,
-    /// `metadata.uid` (empty when absent, as for a pod the simulation creates): a generic
-    /// ephemeral volume's stored claim must name it as its controller (`VolumeIsForPod`).
-    pub uid: String,
     /// The controller owner reference.
     pub owner: Option<OwnerRef>,
     /// `spec.priority` (0 when absent).

@@ -159,6 +159,7 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
     let mut converted = model::Pod {
         namespace: namespace_or(metadata, default_namespace),
         name: metadata.name.clone().unwrap_or_default(),
+        uid: metadata.uid.clone().unwrap_or_default(),
         labels: labels(metadata),
         owner: controller_owner(metadata),
         priority: spec.priority.unwrap_or(0),
@@ -166,7 +167,6 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
             spec.preemption_policy.as_deref(),
             "spec.preemptionPolicy",
         )?,
-        uid: metadata.uid.clone().unwrap_or_default(),
         node_name: spec.node_name.clone().filter(|name| !name.is_empty()),
         nominated_node_name: status
             .and_then(|s| s.nominated_node_name.clone())

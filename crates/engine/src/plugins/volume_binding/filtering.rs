@@ -1,5 +1,5 @@
 //! PreFilter and Filter of VolumeBinding (`volume_binding.go` `podHasPVCs`, `PreFilter`,
-//! `Filter`; `binder.go` `GetPodVolumeClaims`).
+//! `Filter`; `binder.go` `GetPodVolumeClaims`; component-helpers `ephemeral.VolumeIsForPod`).
 
 use alloc::borrow::Cow;
 use alloc::format;
@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::ERR_UNBOUND_IMMEDIATE;
 use super::binder::find_pod_volumes;
 use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
-use crate::model::{PersistentVolumeClaim, VolumeSource};
+use crate::model::{PersistentVolumeClaim, Pod, VolumeSource};
 
 /// The pod's claims, sorted as `GetPodVolumeClaims` sorts them.
 #[derive(Clone, Debug, Default)]
@@ -62,20 +62,27 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
                 claim.name
             ));
         }
-        // `ephemeral.VolumeIsForPod`: a stored claim of an ephemeral volume must be controlled
-        // by this pod (same namespace, controller owner UID = the pod's UID). A claim the
-        // simulation makes from the template (`Cow::Owned`) is the ephemeral controller's own.
-        if ephemeral
-            && matches!(claim, Cow::Borrowed(_))
-            && (claim.namespace != p.namespace
-                || claim.controller_uid.as_deref() != Some(p.uid.as_str()))
-        {
-            return rejected(format!(
-                "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
-                claim.namespace, claim.name, p.namespace, p.name
-            ));
-        }
-        claims.push(claim.into_owned());
+        let claim = match claim {
+            // `ephemeral.VolumeIsForPod` (component-helpers `storage/ephemeral`): a stored claim
+            // of a generic ephemeral volume must be controlled by this pod (`IsControlledBy`
+            // compares the controller owner's UID with the pod's).
+            Cow::Borrowed(stored) if ephemeral && !is_for_pod(stored, p) => {
+                return rejected(format!(
+                    "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
+                    stored.namespace, stored.name, p.namespace, p.name
+                ));
+            }
+            Cow::Borrowed(stored) => stored.clone(),
+            // A claim made from the template here is the ephemeral volume controller's, which
+            // makes the pod its controller owner: kept once binding stores it.
+            Cow::Owned(mut made) => {
+                if ephemeral {
+                    made.controller_uid = Some(p.uid.clone());
+                }
+                made
+            }
+        };
+        claims.push(claim);
     }
     if claims.is_empty() {
         return (Status::skip(), None);
@@ -118,6 +125,11 @@ pub fn filter(state: &PreFilterState, snapshot: &Snapshot, node: &NodeInfo) -> S
             reasons.into_iter().map(String::from).collect(),
         ),
     }
+}
+
+/// `VolumeIsForPod`: the claim is in the pod's namespace and its controller owner is the pod.
+fn is_for_pod(claim: &PersistentVolumeClaim, pod: &Pod) -> bool {
+    claim.namespace == pod.namespace && claim.controller_uid.as_deref() == Some(pod.uid.as_str())
 }
 
 /// Whether Filter tells alike nodes apart: a volume's node affinity may name a host, and a claim
