@@ -209,7 +209,7 @@ pub fn ebs_volume_id(kubernetes_id: &str) -> Result<String, String> {
         format!("Invalid disk name ({kubernetes_id}): parse {kubernetes_id:?}: {e}")
     })?;
     let id = path.trim_matches('/');
-    if !(id.starts_with("vol-") && !id.contains('/')) {
+    if !id.starts_with("vol-") || id.contains('/') {
         return Err(format!("Invalid format for AWS volume ({kubernetes_id})"));
     }
     Ok(String::from(id))

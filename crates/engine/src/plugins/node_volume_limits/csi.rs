@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 
 use super::ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED;
 use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
-use crate::model::csi_translation::{csi_driver_of_plugin, is_csi_migration_on};
+use crate::model::csi_translation::{PORTWORX_PLUGIN, csi_driver_of_plugin, is_csi_migration_on};
 use crate::model::{Pod, PodVolume, Storage, VolumeSource};
 
 /// Whether PreFilter keeps the plugin for this volume (`csi.go` `PreFilter`): a claim (named or
@@ -24,13 +24,53 @@ fn counts(volume: &PodVolume) -> bool {
     ) || volume.source.in_tree().is_some()
 }
 
-/// `PreFilter` (`csi.go`): `Skip` for a pod with neither claims nor migratable inline volumes.
-pub fn pre_filter(pod: &PodInfo) -> Status {
-    if pod.pod.volumes.iter().any(counts) {
-        Status::success()
+/// The incoming pod's attachable volumes, read once per cycle. Upstream reads them in every
+/// Filter call; what it finds depends on the node only through `isCSIMigrationOn`, that is on
+/// whether the node has a CSINode and, if so, whether its annotation lists Portworx: one reading
+/// per case, each with its error if reading fails.
+#[derive(Clone, Debug)]
+pub struct PreFilterState {
+    new_volumes: [Result<BTreeMap<String, String>, ReadError>; 3],
+}
+
+/// A CSINode annotation listing no migrated plugin.
+const NONE_MIGRATED: [String; 0] = [];
+
+/// The node case of [`PreFilterState`] a node falls in: 0 without a CSINode, 1 with one, 2 with
+/// one whose annotation lists Portworx.
+fn node_case(csi_node: &CsiNode<'_>) -> usize {
+    if !csi_node.exists {
+        0
+    } else if csi_node.migration_on(PORTWORX_PLUGIN) {
+        2
     } else {
-        Status::skip()
+        1
     }
+}
+
+/// `PreFilter` (`csi.go`): `Skip` for a pod with neither claims nor migratable inline volumes;
+/// otherwise the pod's volumes are read for each node case (`PreFilterState`).
+pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilterState>) {
+    if !pod.pod.volumes.iter().any(counts) {
+        return (Status::skip(), None);
+    }
+    let portworx = [String::from(PORTWORX_PLUGIN)];
+    let read = |exists: bool, migrated_plugins: &[String]| {
+        let csi_node = CsiNode {
+            exists,
+            migrated_plugins,
+        };
+        let mut out = BTreeMap::new();
+        attachable(&snapshot.storage, &csi_node, &pod.pod, true, &mut out).map(|()| out)
+    };
+    let state = PreFilterState {
+        new_volumes: [
+            read(false, &NONE_MIGRATED),
+            read(true, &NONE_MIGRATED),
+            read(true, &portworx),
+        ],
+    };
+    (Status::success(), Some(state))
 }
 
 /// The node's CSINode as `isCSIMigrationOn` reads it: whether there is one, and the in-tree
@@ -48,6 +88,7 @@ impl CsiNode<'_> {
 
 /// Why reading a pod's volumes failed: the claim lookup's NotFound (the new pod's claim is
 /// missing) or any other error.
+#[derive(Clone, Debug)]
 enum ReadError {
     NotFound(String),
     Other(String),
@@ -194,8 +235,14 @@ fn driver_info_from_class(
 /// `Filter` (`csi.go`): the pod's new volumes (reading them may fail: a missing claim is
 /// `UnschedulableAndUnresolvable`, other errors `Error`), then, when the node's CSINode has
 /// limits, the node's attached volumes of each driver (its pods' and its VolumeAttachments', each
-/// volume once) plus the pod's new ones must not exceed the driver's `allocatable.count`.
-pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
+/// volume once) plus the pod's new ones must not exceed the driver's `allocatable.count`. The new
+/// volumes come from PreFilter's `state` (read here without one, as upstream always does).
+pub fn filter(
+    state: Option<&PreFilterState>,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node: &NodeInfo,
+) -> Status {
     if pod.pod.volumes.is_empty() {
         return Status::success();
     }
@@ -208,14 +255,22 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
             .get(&node.node.name)
             .map_or(&[][..], Vec::as_slice),
     };
-    let mut new_volumes = BTreeMap::new();
-    match attachable(storage, &csi_node, &pod.pod, true, &mut new_volumes) {
-        Ok(()) => {}
-        Err(ReadError::NotFound(message)) => {
-            return Status::new(Code::UnschedulableAndUnresolvable, message);
+    let read;
+    let new_volumes = match state {
+        Some(state) => &state.new_volumes[node_case(&csi_node)],
+        None => {
+            let mut out = BTreeMap::new();
+            read = attachable(storage, &csi_node, &pod.pod, true, &mut out).map(|()| out);
+            &read
         }
-        Err(ReadError::Other(message)) => return Status::new(Code::Error, message),
-    }
+    };
+    let new_volumes = match new_volumes {
+        Ok(volumes) => volumes,
+        Err(ReadError::NotFound(message)) => {
+            return Status::new(Code::UnschedulableAndUnresolvable, message.clone());
+        }
+        Err(ReadError::Other(message)) => return Status::new(Code::Error, message.clone()),
+    };
     if new_volumes.is_empty() {
         return Status::success();
     }
@@ -237,10 +292,9 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
             return Status::new(Code::Error, message);
         }
     }
-    let mut attached_count: BTreeMap<String, i64> = BTreeMap::new();
-    for (unique, driver) in &attached {
-        new_volumes.remove(unique);
-        *attached_count.entry(driver.clone()).or_default() += 1;
+    let mut attached_count: BTreeMap<&str, i64> = BTreeMap::new();
+    for driver in attached.values() {
+        *attached_count.entry(driver).or_default() += 1;
     }
     // getNodeVolumeAttachmentInfo: the node's VolumeAttachments of CSI volumes, by
     // `<attacher>/<handle>`, each once, not counted again when a pod there uses the volume.
@@ -265,12 +319,15 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
     }
     for (unique, driver) in attachments {
         if !attached.contains_key(&unique) {
-            *attached_count.entry(String::from(driver)).or_default() += 1;
+            *attached_count.entry(driver).or_default() += 1;
         }
     }
+    // A volume a pod on the node already uses is not new (upstream deletes it from newVolumes).
     let mut new_count: BTreeMap<&str, i64> = BTreeMap::new();
-    for driver in new_volumes.values() {
-        *new_count.entry(driver).or_default() += 1;
+    for (unique, driver) in new_volumes {
+        if !attached.contains_key(unique) {
+            *new_count.entry(driver).or_default() += 1;
+        }
     }
     for (driver, count) in new_count {
         if let Some(limit) = limits.get(driver)

@@ -13,7 +13,7 @@
 
 mod csi;
 
-pub use csi::{filter, pre_filter, reads_node_identity};
+pub use csi::{PreFilterState, filter, pre_filter, reads_node_identity};
 
 /// `ErrReasonMaxVolumeCountExceeded`.
 pub const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: &str = "node(s) exceed max volume count";
