@@ -27,6 +27,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
@@ -140,9 +141,14 @@ func newPluginRunner(ctx context.Context, name string, sc *scenario) (*pluginRun
 		return p, err
 	}
 	metrics.Register() // NewFramework counts the enabled plugins in the scheduler's metrics (once per process)
+	// NodeVolumeLimits reads CSINodes through the framework's shared CSI manager, which
+	// scheduler.New builds over the CSINode informer (upstream's TestCSILimits passes
+	// NewCSIManager over a fake CSINode lister).
+	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
 	pr.fw, err = frameworkruntime.NewFramework(ctx, registry, profile,
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(factory),
+		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithSnapshotSharedLister(pr.snapshot),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
 	)

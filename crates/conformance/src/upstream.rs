@@ -110,7 +110,9 @@ pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
             format!("unknown plugin {}", doc["plugin"]),
         )];
     };
-    run_cases(&file, &doc, |case| run_case(plugin, case))
+    // `claimsStoredOnly`: the table's claims come from listers holding only the claims listed.
+    let stored_only = doc["claimsStoredOnly"].as_bool().unwrap_or(false);
+    run_cases(&file, &doc, |case| run_case(plugin, case, stored_only))
 }
 
 /// Runs every case of a table with `run`, skipping those with a `skip` reason.
@@ -305,9 +307,12 @@ fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expecte
 }
 
 /// Runs one case; the returned list holds every mismatch.
-fn run_case(plugin: PluginName, case: &Value) -> Result<Vec<String>, String> {
+fn run_case(plugin: PluginName, case: &Value, stored_only: bool) -> Result<Vec<String>, String> {
     let profile = profile_for(plugin, &case["args"])?;
-    let loaded = load_objects(case["objects"].as_array().cloned().unwrap_or_default())?;
+    let mut loaded = load_objects(case["objects"].as_array().cloned().unwrap_or_default())?;
+    if stored_only {
+        std::sync::Arc::make_mut(&mut loaded.cluster.storage).claims_stored_only = true;
+    }
     let pod = PodInfo::new(engine_pod(&case["pod"])?);
     let (snapshot, _) = Snapshot::new(&loaded.cluster);
     let node_index = |name: &str| {

@@ -104,7 +104,8 @@ pub struct SlimSpec {
     pub volumes: Option<Vec<SlimVolume>>,
 }
 
-/// The volume fields scheduling reads: claims and the inline disks VolumeRestrictions compares.
+/// The volume fields scheduling reads: claims, the inline disks VolumeRestrictions compares and
+/// the in-tree sources NodeVolumeLimits counts after their CSI migration.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)] // each field is the volume field of the same name
@@ -122,6 +123,16 @@ pub struct SlimVolume {
     pub iscsi: Option<core_api::ISCSIVolumeSource>,
     #[serde(default)]
     pub rbd: Option<core_api::RBDVolumeSource>,
+    #[serde(default)]
+    pub azure_disk: Option<core_api::AzureDiskVolumeSource>,
+    #[serde(default)]
+    pub cinder: Option<core_api::CinderVolumeSource>,
+    #[serde(default)]
+    pub azure_file: Option<core_api::AzureFileVolumeSource>,
+    #[serde(default)]
+    pub vsphere_volume: Option<core_api::VsphereVirtualDiskVolumeSource>,
+    #[serde(default)]
+    pub portworx_volume: Option<core_api::PortworxVolumeSource>,
 }
 
 /// The container fields scheduling reads.
@@ -271,6 +282,11 @@ fn volume(v: SlimVolume) -> core_api::Volume {
         aws_elastic_block_store: v.aws_elastic_block_store,
         iscsi: v.iscsi,
         rbd: v.rbd,
+        azure_disk: v.azure_disk,
+        cinder: v.cinder,
+        azure_file: v.azure_file,
+        vsphere_volume: v.vsphere_volume,
+        portworx_volume: v.portworx_volume,
         ..core_api::Volume::default()
     }
 }

@@ -215,6 +215,7 @@ pub fn scenario(seed: u64) -> Value {
     gate_some(seed, &mut schedule);
     queue::wait_some(seed, &mut namespace_objects, &mut schedule);
     storage::add_ephemeral(seed, &mut namespace_objects, &mut schedule);
+    in_tree::add_in_tree(seed, &mut namespace_objects, &mut schedule);
     extras::vary(seed, &mut namespace_objects, &mut schedule);
     json!({
         "name": format!("random-{seed}"),
@@ -250,6 +251,7 @@ fn cpu(millis: i64) -> String {
 
 mod cluster;
 mod extras;
+mod in_tree;
 mod pods;
 mod queue;
 mod rules;

@@ -4,6 +4,7 @@
 //! apply API-server defaulting; the plugins only ever read it.
 
 pub mod cluster;
+pub mod csi_translation;
 pub mod labels;
 pub mod node;
 pub mod pod;
@@ -18,6 +19,7 @@ pub mod workload;
 pub use cluster::{
     Cluster, Controller, ControllerKind, IntOrPercent, Namespace, PodDisruptionBudget, Service,
 };
+pub use csi_translation::InTreeSource;
 pub use labels::{Labels, Operator, Requirement, Selector, SelectorError};
 pub use node::{ContainerImage, LABEL_HOSTNAME, LABEL_REGION, LABEL_ZONE, Node};
 pub use pod::{

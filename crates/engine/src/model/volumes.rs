@@ -5,6 +5,7 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
+use super::csi_translation::InTreeSource;
 use super::labels::Labels;
 use super::storage::{BindingMode, ClaimSpec, PersistentVolumeClaim, Storage};
 
@@ -180,9 +181,34 @@ pub enum VolumeSource {
         /// `readOnly`.
         read_only: bool,
     },
+    /// Another in-tree source csi-translation-lib migrates (`azureDisk`, `cinder`, `azureFile`,
+    /// `vsphereVolume`, `portworxVolume`): NodeVolumeLimits counts it against its CSI driver's
+    /// limit on nodes where its migration is on. (GCE PD and AWS EBS have their own variants.)
+    InTree(InTreeSource),
     /// Any other source (emptyDir, configMap, secret, hostPath, csi inline, ...): no effect on
     /// scheduling.
     Other,
+}
+
+impl VolumeSource {
+    /// The source as csi-translation-lib sees it inline (`IsInlineMigratable`): GCE PD, AWS EBS
+    /// and the [`VolumeSource::InTree`] ones.
+    pub fn in_tree(&self) -> Option<InTreeSource> {
+        match self {
+            VolumeSource::GcePersistentDisk { pd_name, .. } => {
+                Some(InTreeSource::GcePersistentDisk {
+                    pd_name: pd_name.clone(),
+                })
+            }
+            VolumeSource::AwsElasticBlockStore { volume_id } => {
+                Some(InTreeSource::AwsElasticBlockStore {
+                    volume_id: volume_id.clone(),
+                })
+            }
+            VolumeSource::InTree(source) => Some(source.clone()),
+            _ => None,
+        }
+    }
 }
 
 /// A pod volume.

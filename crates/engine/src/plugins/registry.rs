@@ -36,6 +36,8 @@ pub struct CycleState {
     pub volume_restrictions: Option<volume_restrictions::PreFilterState>,
     /// VolumeBinding's claims.
     pub volume_binding: Option<volume_binding::PreFilterState>,
+    /// NodeVolumeLimits' reading of the pod's volumes.
+    pub node_volume_limits: Option<node_volume_limits::PreFilterState>,
     /// VolumeZone's volume topologies.
     pub volume_zone: Option<volume_zone::PreFilterState>,
 }
@@ -73,7 +75,11 @@ pub fn pre_filter(
             state.volume_restrictions = restrictions;
             (status, None)
         }
-        PluginName::NodeVolumeLimits => (node_volume_limits::pre_filter(pod), None),
+        PluginName::NodeVolumeLimits => {
+            let (status, limits) = node_volume_limits::pre_filter(pod, snapshot);
+            state.node_volume_limits = limits;
+            (status, None)
+        }
         PluginName::VolumeBinding => {
             let (status, binding) = volume_binding::pre_filter(pod, snapshot);
             state.volume_binding = binding;
@@ -110,7 +116,9 @@ pub fn filter(
             Some(restrictions) => volume_restrictions::filter(restrictions, snapshot, pod, node),
             None => Status::success(),
         },
-        PluginName::NodeVolumeLimits => node_volume_limits::filter(snapshot, pod, node),
+        PluginName::NodeVolumeLimits => {
+            node_volume_limits::filter(state.node_volume_limits.as_ref(), snapshot, pod, node)
+        }
         PluginName::VolumeBinding => match &state.volume_binding {
             Some(binding) => volume_binding::filter(binding, snapshot, node),
             None => Status::success(),

@@ -10,8 +10,8 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity as ApiQuantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use spreadlab_engine::model::{
     AccessMode, BindingMode, ClaimRef, ClaimSpec, ClaimTemplate, CsiNodeDriver, CsiStorageCapacity,
-    PersistentVolume, PersistentVolumeClaim, PodVolume, Quantity, StorageClass, TopologyTerm,
-    VolumeMode, VolumePhase, VolumeSource,
+    InTreeSource, PersistentVolume, PersistentVolumeClaim, PodVolume, Quantity, StorageClass,
+    TopologyTerm, VolumeMode, VolumePhase, VolumeSource,
 };
 
 use super::selector::{label_selector, node_selector_term};
@@ -217,11 +217,75 @@ pub fn convert_volume(volume: &api::PersistentVolume) -> Result<PersistentVolume
         deleting: metadata.deletion_timestamp.is_some(),
         csi_driver: spec.csi.as_ref().map(|c| c.driver.clone()),
         csi_volume_handle: spec.csi.as_ref().map(|c| c.volume_handle.clone()),
+        in_tree: volume_in_tree(&spec),
+    })
+}
+
+/// The API server's default `kind` of an `azureDisk` source (`SetDefaults_AzureDiskVolumeSource`).
+const AZURE_DISK_DEFAULT_KIND: &str = "Shared";
+
+/// A PersistentVolume's in-tree source csi-translation-lib can translate (`CanSupport`).
+fn volume_in_tree(spec: &api::PersistentVolumeSpec) -> Option<InTreeSource> {
+    if let Some(disk) = &spec.aws_elastic_block_store {
+        Some(InTreeSource::AwsElasticBlockStore {
+            volume_id: disk.volume_id.clone(),
+        })
+    } else if let Some(disk) = &spec.gce_persistent_disk {
+        Some(InTreeSource::GcePersistentDisk {
+            pd_name: disk.pd_name.clone(),
+        })
+    } else if let Some(disk) = &spec.azure_disk {
+        Some(InTreeSource::AzureDisk {
+            disk_uri: disk.disk_uri.clone(),
+            kind: disk
+                .kind
+                .clone()
+                .unwrap_or_else(|| AZURE_DISK_DEFAULT_KIND.to_owned()),
+        })
+    } else if let Some(disk) = &spec.cinder {
+        Some(InTreeSource::Cinder {
+            volume_id: disk.volume_id.clone(),
+        })
+    } else if spec.azure_file.is_some() {
+        Some(InTreeSource::AzureFile)
+    } else if spec.vsphere_volume.is_some() {
+        Some(InTreeSource::VsphereVolume)
+    } else {
+        spec.portworx_volume
+            .as_ref()
+            .map(|disk| InTreeSource::PortworxVolume {
+                volume_id: disk.volume_id.clone(),
+            })
+    }
+}
+
+/// What NodeVolumeLimits cannot count as upstream does for an in-tree source (a warning for the
+/// loader): a translation that fails (the volume is then not counted where its migration is on;
+/// inline, Filter fails with an error there) or one only approximated here.
+pub fn in_tree_warning(source: &InTreeSource, inline: bool) -> Option<String> {
+    if let InTreeSource::AwsElasticBlockStore { volume_id } = source
+        && spreadlab_engine::model::csi_translation::ebs_volume_id_is_approximate(volume_id)
+    {
+        return Some(format!(
+            "awsElasticBlockStore volumeID {volume_id:?}: an aws:// ID is parsed as a URL by the scheduler (net/url); spreadlab parses the common forms only, so the CSI volume handle counted against attach limits may differ"
+        ));
+    }
+    let failed = source.inline_handle().and_then(Result::err)?;
+    Some(if inline {
+        format!(
+            "{} cannot be translated to CSI ({failed}): NodeVolumeLimits fails with an error on every node where its CSI migration is on",
+            source.plugin_name()
+        )
+    } else {
+        format!(
+            "{} cannot be translated to CSI ({failed}): NodeVolumeLimits does not count it against attach limits",
+            source.plugin_name()
+        )
     })
 }
 
 /// Whether a volume uses an in-tree source the scheduler translates to CSI on migrated nodes
-/// (`tryTranslatePVToCSI`), which spreadlab does not model.
+/// (`tryTranslatePVToCSI`) for its topology, which spreadlab does not model.
 pub fn in_tree_source(volume: &api::PersistentVolume) -> Option<&'static str> {
     let spec = volume.spec.as_ref()?;
     [
@@ -279,6 +343,20 @@ pub fn convert_class(class: &storage_api::StorageClass) -> Result<StorageClass, 
             .creation_timestamp
             .as_ref()
             .map_or(0, |t| t.0.as_second()),
+    })
+}
+
+/// The in-tree plugins a CSINode's `storage.alpha.kubernetes.io/migrated-plugins` annotation
+/// lists (`isCSIMigrationOn` splits it on commas), `None` without the annotation.
+pub fn csi_node_migrated_plugins(node: &storage_api::CSINode) -> Option<Vec<String>> {
+    let value = annotation(
+        &node.metadata,
+        spreadlab_engine::model::csi_translation::MIGRATED_PLUGINS_ANNOTATION,
+    )?;
+    Some(if value.is_empty() {
+        Vec::new()
+    } else {
+        value.split(',').map(str::to_owned).collect()
     })
 }
 
@@ -357,6 +435,26 @@ pub fn convert_volumes(volumes: Option<&Vec<api::Volume>>) -> Result<Vec<PodVolu
                 image: disk.image.clone(),
                 read_only: disk.read_only.unwrap_or(false),
             }
+        } else if let Some(disk) = &volume.azure_disk {
+            VolumeSource::InTree(InTreeSource::AzureDisk {
+                disk_uri: disk.disk_uri.clone(),
+                kind: disk
+                    .kind
+                    .clone()
+                    .unwrap_or_else(|| AZURE_DISK_DEFAULT_KIND.to_owned()),
+            })
+        } else if let Some(disk) = &volume.cinder {
+            VolumeSource::InTree(InTreeSource::Cinder {
+                volume_id: disk.volume_id.clone(),
+            })
+        } else if volume.azure_file.is_some() {
+            VolumeSource::InTree(InTreeSource::AzureFile)
+        } else if volume.vsphere_volume.is_some() {
+            VolumeSource::InTree(InTreeSource::VsphereVolume)
+        } else if let Some(disk) = &volume.portworx_volume {
+            VolumeSource::InTree(InTreeSource::PortworxVolume {
+                volume_id: disk.volume_id.clone(),
+            })
         } else {
             VolumeSource::Other
         };

@@ -11,7 +11,7 @@ use spreadlab_engine::model::{BindingMode, PodVolume, VolumeAttachment, VolumeSo
 use super::{Failure, Loader, Place, object_name};
 use crate::convert::storage::{
     claim_template, convert_capacity, convert_claim, convert_class, convert_csi_node,
-    convert_volume, in_tree_source,
+    convert_volume, csi_node_migrated_plugins, in_tree_source, in_tree_warning,
 };
 
 impl Loader<'_> {
@@ -38,8 +38,17 @@ impl Loader<'_> {
                 volume.name = object_name(place, &object.metadata)?;
                 if let Some(source) = in_tree_source(&object) {
                     let message = format!(
-                        "in-tree volume source `{source}`: on nodes where its CSI migration is on, the scheduler checks the translated volume's topology, which spreadlab does not translate; its node affinity is used as written"
+                        "in-tree volume source `{source}`: on nodes where its CSI migration is on, VolumeBinding and VolumeZone check the translated volume's topology, which spreadlab does not translate; its node affinity is used as written (NodeVolumeLimits counts it translated)"
                     );
+                    self.loaded
+                        .warnings
+                        .push(place.warning(Some("spec"), message));
+                }
+                if let Some(message) = volume
+                    .in_tree
+                    .as_ref()
+                    .and_then(|s| in_tree_warning(s, false))
+                {
                     self.loaded
                         .warnings
                         .push(place.warning(Some("spec"), message));
@@ -59,6 +68,16 @@ impl Loader<'_> {
                 let object: storage_api::CSINode = self.typed(place, value)?;
                 let name = object_name(place, &object.metadata)?;
                 let drivers = convert_csi_node(&object);
+                match csi_node_migrated_plugins(&object) {
+                    Some(plugins) => {
+                        self.storage()
+                            .csi_migrated_plugins
+                            .insert(name.clone(), plugins);
+                    }
+                    None => {
+                        self.storage().csi_migrated_plugins.remove(&name);
+                    }
+                }
                 self.storage().csi_nodes.insert(name, drivers);
             }
             "CSIDriver" => {

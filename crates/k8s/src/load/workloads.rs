@@ -52,6 +52,7 @@ impl Loader<'_> {
         let mut converted = convert_pod_validated(&pod, &self.options.default_namespace)
             .map_err(|e| place.convert_error(e))?;
         converted.name = object_name(place, &pod.metadata)?;
+        self.warn_in_tree_volumes(place, &converted, "spec.volumes");
         let spec = pod.spec.as_ref();
         let class_name = spec
             .and_then(|s| s.priority_class_name.clone())
@@ -118,10 +119,27 @@ impl Loader<'_> {
         Ok(())
     }
 
+    /// Warns about the pod's inline in-tree volumes NodeVolumeLimits cannot count as upstream
+    /// does (`in_tree_warning`).
+    fn warn_in_tree_volumes(&mut self, place: &Place, pod: &Pod, path: &str) {
+        for (index, volume) in pod.volumes.iter().enumerate() {
+            if let Some(message) = volume
+                .source
+                .in_tree()
+                .and_then(|s| crate::convert::storage::in_tree_warning(&s, true))
+            {
+                let path = format!("{path}[{index}]");
+                self.loaded
+                    .warnings
+                    .push(place.warning(Some(&path), message));
+            }
+        }
+    }
+
     /// A template as the controller's pods will have it before admission: in the workload's
     /// namespace, without name or owner.
     pub(super) fn template_pod(
-        &self,
+        &mut self,
         place: &Place,
         template: Option<&core_api::PodTemplateSpec>,
         namespace: &str,
@@ -134,6 +152,7 @@ impl Loader<'_> {
         };
         let mut converted = convert_pod_validated(&pod, namespace)
             .map_err(|e| place.convert_error(e.under("spec.template")))?;
+        self.warn_in_tree_volumes(place, &converted, "spec.template.spec.volumes");
         converted.namespace = namespace.to_owned();
         converted.name.clear();
         converted.owner = None;

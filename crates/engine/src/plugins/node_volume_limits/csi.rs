@@ -1,79 +1,146 @@
 //! PreFilter and Filter of NodeVolumeLimits (`csi.go` `PreFilter`, `Filter`,
-//! `filterAttachableVolumes`, `getCSIDriverInfo`, `getCSIDriverInfoFromSC`,
-//! `getNodeVolumeAttachmentInfo`).
+//! `filterAttachableVolumes`, `checkAttachableInlineVolume`, `getCSIDriverInfo`,
+//! `getCSIDriverInfoFromSC`, `getVolumeLimits`, `getNodeVolumeAttachmentInfo`; `utils.go`
+//! `isCSIMigrationOn`), with in-tree sources translated as `k8s.io/csi-translation-lib` does
+//! (`model::csi_translation`).
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use super::ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED;
 use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
-use crate::model::{Pod, Storage, VolumeSource};
+use crate::model::csi_translation::{PORTWORX_PLUGIN, csi_driver_of_plugin, is_csi_migration_on};
+use crate::model::{Pod, PodVolume, Storage, VolumeSource};
 
-/// Whether the pod has a claim volume (named, or made from a template).
-fn uses_claims(pod: &PodInfo) -> bool {
-    pod.pod
-        .volumes
-        .iter()
-        .any(|v| matches!(v.source, VolumeSource::Claim(_) | VolumeSource::Template(_)))
+/// Whether PreFilter keeps the plugin for this volume (`csi.go` `PreFilter`): a claim (named or
+/// ephemeral) or an inline source csi-translation-lib can migrate (`IsInlineMigratable`).
+fn counts(volume: &PodVolume) -> bool {
+    matches!(
+        volume.source,
+        VolumeSource::Claim(_) | VolumeSource::Template(_)
+    ) || volume.source.in_tree().is_some()
 }
 
-/// `PreFilter`: `Skip` for a pod without claim volumes.
-pub fn pre_filter(pod: &PodInfo) -> Status {
-    if uses_claims(pod) {
-        Status::success()
+/// The incoming pod's attachable volumes, read once per cycle. Upstream reads them in every
+/// Filter call; what it finds depends on the node only through `isCSIMigrationOn`, that is on
+/// whether the node has a CSINode and, if so, whether its annotation lists Portworx: one reading
+/// per case, each with its error if reading fails.
+#[derive(Clone, Debug)]
+pub struct PreFilterState {
+    new_volumes: [Result<BTreeMap<String, String>, ReadError>; 3],
+}
+
+/// A CSINode annotation listing no migrated plugin.
+const NONE_MIGRATED: [String; 0] = [];
+
+/// The node case of [`PreFilterState`] a node falls in: 0 without a CSINode, 1 with one, 2 with
+/// one whose annotation lists Portworx.
+fn node_case(csi_node: &CsiNode<'_>) -> usize {
+    if !csi_node.exists {
+        0
+    } else if csi_node.migration_on(PORTWORX_PLUGIN) {
+        2
     } else {
-        Status::skip()
+        1
     }
 }
 
-/// `filterAttachableVolumes`: the CSI volumes of `pod` by unique name (`<driver>/<handle>`), with
-/// their driver. A claim of the new pod that does not exist is an error (the lister's text); an
-/// existing pod's is skipped. An unbound claim counts as a volume of its class's provisioner.
+/// `PreFilter` (`csi.go`): `Skip` for a pod with neither claims nor migratable inline volumes;
+/// otherwise the pod's volumes are read for each node case (`PreFilterState`).
+pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilterState>) {
+    if !pod.pod.volumes.iter().any(counts) {
+        return (Status::skip(), None);
+    }
+    let portworx = [String::from(PORTWORX_PLUGIN)];
+    let read = |exists: bool, migrated_plugins: &[String]| {
+        let csi_node = CsiNode {
+            exists,
+            migrated_plugins,
+        };
+        let mut out = BTreeMap::new();
+        attachable(&snapshot.storage, &csi_node, &pod.pod, true, &mut out).map(|()| out)
+    };
+    let state = PreFilterState {
+        new_volumes: [
+            read(false, &NONE_MIGRATED),
+            read(true, &NONE_MIGRATED),
+            read(true, &portworx),
+        ],
+    };
+    (Status::success(), Some(state))
+}
+
+/// The node's CSINode as `isCSIMigrationOn` reads it: whether there is one, and the in-tree
+/// plugins its `storage.alpha.kubernetes.io/migrated-plugins` annotation lists.
+struct CsiNode<'a> {
+    exists: bool,
+    migrated_plugins: &'a [String],
+}
+
+impl CsiNode<'_> {
+    fn migration_on(&self, plugin: &str) -> bool {
+        is_csi_migration_on(self.exists, self.migrated_plugins, plugin)
+    }
+}
+
+/// Why reading a pod's volumes failed: the claim lookup's NotFound (the new pod's claim is
+/// missing) or any other error.
+#[derive(Clone, Debug)]
+enum ReadError {
+    NotFound(String),
+    Other(String),
+}
+
+/// `filterAttachableVolumes` (`csi.go`): the attachable volumes of `pod` by unique name
+/// (`<driver>/<handle>`), with their driver. A claim of the new pod that does not exist is an
+/// error (the lister's text); an existing pod's is skipped. An unbound claim counts as a volume
+/// of its class's provisioner (translated to its CSI driver for an in-tree provisioner).
 fn attachable(
     storage: &Storage,
+    csi_node: &CsiNode<'_>,
     pod: &Pod,
     new_pod: bool,
     out: &mut BTreeMap<String, String>,
-) -> Result<(), String> {
+) -> Result<(), ReadError> {
     for volume in &pod.volumes {
         let Some((name, claim)) = storage.pod_claim(&pod.namespace, &pod.name, volume) else {
+            // checkAttachableInlineVolume: an inline volume.
+            check_inline(csi_node, volume, out)?;
             continue;
         };
         if name.is_empty() {
-            return Err(String::from("PersistentVolumeClaim had no name"));
+            return Err(ReadError::Other(String::from(
+                "PersistentVolumeClaim had no name",
+            )));
         }
         let Some(claim) = claim else {
             if new_pod {
-                return Err(format!(
+                return Err(ReadError::NotFound(format!(
                     "looking up PVC {}/{name}: persistentvolumeclaim {name:?} not found",
                     pod.namespace
-                ));
+                )));
             }
             continue;
         };
-        // getCSIDriverInfo: the bound volume's CSI source, else the class's provisioner with a
-        // handle unique to the claim.
-        let bound = (!claim.volume_name.is_empty())
-            .then(|| storage.volumes.get(&claim.volume_name))
-            .flatten();
-        let driver_and_handle = match bound {
-            Some(pv) => pv.csi_driver.clone().zip(pv.csi_volume_handle.clone()),
-            None => {
-                let class = &claim.spec.storage_class;
-                storage
-                    .classes
-                    .get(class)
-                    .filter(|_| !class.is_empty())
-                    .map(|c| {
-                        (
-                            c.provisioner.clone(),
-                            format!("unbound-{}/{}", claim.namespace, claim.name),
-                        )
-                    })
-            }
-        };
-        if let Some((driver, handle)) = driver_and_handle
+        // ephemeral.VolumeIsForPod (component-helpers `storage/ephemeral`): a stored claim of an
+        // ephemeral volume must be controlled by the pod; upstream returns the error as is, so
+        // Filter turns it into an Error status, for the new pod and for a pod on the node alike.
+        // A claim the simulation makes from the template (`Cow::Owned`) is the controller's own.
+        let ephemeral = matches!(&volume.source, VolumeSource::Template(t) if t.ephemeral);
+        if ephemeral
+            && matches!(claim, Cow::Borrowed(_))
+            && (claim.namespace != pod.namespace
+                || claim.controller_uid.as_deref() != Some(pod.uid.as_str()))
+        {
+            return Err(ReadError::Other(format!(
+                "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
+                claim.namespace, claim.name, pod.namespace, pod.name
+            )));
+        }
+        if let Some((driver, handle)) = driver_info(storage, csi_node, &claim)
             && !driver.is_empty()
             && !handle.is_empty()
         {
@@ -83,54 +150,159 @@ fn attachable(
     Ok(())
 }
 
-/// `Filter`: the node's attached volumes of each driver (the node's pods' and its
-/// VolumeAttachments', each volume once) plus the pod's new ones must not exceed the driver's
-/// `allocatable.count` in the node's CSINode.
-pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
+/// `checkAttachableInlineVolume` (`csi.go`): a migratable inline source counts, under its CSI
+/// driver and translated handle, where its migration is on; a failed translation is an error.
+fn check_inline(
+    csi_node: &CsiNode<'_>,
+    volume: &PodVolume,
+    out: &mut BTreeMap<String, String>,
+) -> Result<(), ReadError> {
+    let Some(source) = volume.source.in_tree() else {
+        return Ok(());
+    };
+    let plugin = source.plugin_name();
+    if !csi_node.migration_on(plugin) {
+        return Ok(());
+    }
+    // Migration is on only for sources that translate (`inline_handle` is `Some`).
+    let Some(handle) = source.inline_handle() else {
+        return Ok(());
+    };
+    let handle = handle.map_err(|e| {
+        ReadError::Other(format!(
+            "converting volume({}) from inline to csi: {e}",
+            volume.name
+        ))
+    })?;
+    let driver = String::from(source.driver_name());
+    out.insert(format!("{driver}/{handle}"), driver);
+    Ok(())
+}
+
+/// `getCSIDriverInfo` (`csi.go`): the driver and handle of the claim's bound volume (its CSI
+/// source, or its in-tree source translated where migration is on), else of its class
+/// (`getCSIDriverInfoFromSC`). `None` when the volume is not counted.
+fn driver_info(
+    storage: &Storage,
+    csi_node: &CsiNode<'_>,
+    claim: &crate::model::PersistentVolumeClaim,
+) -> Option<(String, String)> {
+    let bound = (!claim.volume_name.is_empty())
+        .then(|| storage.volumes.get(&claim.volume_name))
+        .flatten();
+    let Some(pv) = bound else {
+        return driver_info_from_class(storage, csi_node, claim);
+    };
+    if let Some(driver) = &pv.csi_driver {
+        return Some((
+            driver.clone(),
+            pv.csi_volume_handle.clone().unwrap_or_default(),
+        ));
+    }
+    // The fast path for volumes that are neither CSI nor migratable, then the migration check
+    // and the translation (a failed one is not counted).
+    let source = pv.in_tree.as_ref()?;
+    if !csi_node.migration_on(source.plugin_name()) {
+        return None;
+    }
+    let handle = source.volume_handle(&pv.labels)?.ok()?;
+    Some((String::from(source.driver_name()), handle))
+}
+
+/// `getCSIDriverInfoFromSC` (`csi.go`): an unbound claim (or one whose volume does not exist)
+/// counts as a volume of its class's provisioner, with a handle unique to the claim (upstream
+/// prefixes a random string no real handle has); an in-tree provisioner counts as its CSI driver
+/// where its migration is on, else not at all.
+fn driver_info_from_class(
+    storage: &Storage,
+    csi_node: &CsiNode<'_>,
+    claim: &crate::model::PersistentVolumeClaim,
+) -> Option<(String, String)> {
+    let class_name = &claim.spec.storage_class;
+    if class_name.is_empty() {
+        return None;
+    }
+    let class = storage.classes.get(class_name)?;
+    let handle = format!("unbound-{}/{}", claim.namespace, claim.name);
+    let provisioner = class.provisioner.as_str();
+    match csi_driver_of_plugin(provisioner) {
+        Some(driver) if csi_node.migration_on(provisioner) => Some((String::from(driver), handle)),
+        Some(_) => None,
+        None => Some((String::from(provisioner), handle)),
+    }
+}
+
+/// `Filter` (`csi.go`): the pod's new volumes (reading them may fail: a missing claim is
+/// `UnschedulableAndUnresolvable`, other errors `Error`), then, when the node's CSINode has
+/// limits, the node's attached volumes of each driver (its pods' and its VolumeAttachments', each
+/// volume once) plus the pod's new ones must not exceed the driver's `allocatable.count`. The new
+/// volumes come from PreFilter's `state` (read here without one, as upstream always does).
+pub fn filter(
+    state: Option<&PreFilterState>,
+    snapshot: &Snapshot,
+    pod: &PodInfo,
+    node: &NodeInfo,
+) -> Status {
     if pod.pod.volumes.is_empty() {
         return Status::success();
     }
     let storage = &snapshot.storage;
-    // The node's limits first (upstream counts the new volumes first; reading them can only
-    // fail for a claim that PreFilter of VolumeRestrictions or VolumeZone has rejected already,
-    // so the order changes no answer and spares nodes without limits the work).
-    let Some(drivers) = storage.csi_nodes.get(&node.node.name) else {
-        return Status::success();
+    let drivers = storage.csi_nodes.get(&node.node.name);
+    let csi_node = CsiNode {
+        exists: drivers.is_some(),
+        migrated_plugins: storage
+            .csi_migrated_plugins
+            .get(&node.node.name)
+            .map_or(&[][..], Vec::as_slice),
     };
+    let read;
+    let new_volumes = match state {
+        Some(state) => &state.new_volumes[node_case(&csi_node)],
+        None => {
+            let mut out = BTreeMap::new();
+            read = attachable(storage, &csi_node, &pod.pod, true, &mut out).map(|()| out);
+            &read
+        }
+    };
+    let new_volumes = match new_volumes {
+        Ok(volumes) => volumes,
+        Err(ReadError::NotFound(message)) => {
+            return Status::new(Code::UnschedulableAndUnresolvable, message.clone());
+        }
+        Err(ReadError::Other(message)) => return Status::new(Code::Error, message.clone()),
+    };
+    if new_volumes.is_empty() {
+        return Status::success();
+    }
+    // getVolumeLimits: the drivers of the CSINode with an `allocatable.count`.
     let limits: BTreeMap<&str, i64> = drivers
-        .iter()
+        .into_iter()
+        .flatten()
         .filter_map(|d| Some((d.name.as_str(), i64::from(d.allocatable_count?))))
         .collect();
     if limits.is_empty() {
         return Status::success();
     }
-    let mut new_volumes = BTreeMap::new();
-    if let Err(message) = attachable(storage, &pod.pod, true, &mut new_volumes) {
-        let code = if message.ends_with("not found") {
-            Code::UnschedulableAndUnresolvable
-        } else {
-            Code::Error
-        };
-        return Status::new(code, message);
-    }
-    if new_volumes.is_empty() {
-        return Status::success();
-    }
     let mut attached = BTreeMap::new();
     for &id in &node.pods {
-        if let Err(message) = attachable(storage, &snapshot.pod(id).pod, false, &mut attached) {
+        let existing = &snapshot.pod(id).pod;
+        if let Err(ReadError::NotFound(message) | ReadError::Other(message)) =
+            attachable(storage, &csi_node, existing, false, &mut attached)
+        {
             return Status::new(Code::Error, message);
         }
     }
-    let mut attached_count: BTreeMap<String, i64> = BTreeMap::new();
-    for (unique, driver) in &attached {
-        new_volumes.remove(unique);
-        *attached_count.entry(driver.clone()).or_default() += 1;
+    let mut attached_count: BTreeMap<&str, i64> = BTreeMap::new();
+    for driver in attached.values() {
+        *attached_count.entry(driver).or_default() += 1;
     }
+    // getNodeVolumeAttachmentInfo: the node's VolumeAttachments of CSI volumes, by
+    // `<attacher>/<handle>`, each once, not counted again when a pod there uses the volume.
+    let mut attachments: BTreeMap<String, &str> = BTreeMap::new();
     for attachment in storage
         .attachments
         .iter()
-        .filter(|a| a.node == node.node.name)
+        .filter(|a| a.node == node.node.name && !a.attacher.is_empty())
     {
         let Some(handle) = storage
             .volumes
@@ -140,18 +312,22 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
         else {
             continue;
         };
-        if attachment.attacher.is_empty() {
-            continue;
-        }
-        if !attached.contains_key(&format!("{}/{handle}", attachment.attacher)) {
-            *attached_count
-                .entry(attachment.attacher.clone())
-                .or_default() += 1;
+        attachments.insert(
+            format!("{}/{handle}", attachment.attacher),
+            &attachment.attacher,
+        );
+    }
+    for (unique, driver) in attachments {
+        if !attached.contains_key(&unique) {
+            *attached_count.entry(driver).or_default() += 1;
         }
     }
+    // A volume a pod on the node already uses is not new (upstream deletes it from newVolumes).
     let mut new_count: BTreeMap<&str, i64> = BTreeMap::new();
-    for driver in new_volumes.values() {
-        *new_count.entry(driver).or_default() += 1;
+    for (unique, driver) in new_volumes {
+        if !attached.contains_key(unique) {
+            *new_count.entry(driver).or_default() += 1;
+        }
     }
     for (driver, count) in new_count {
         if let Some(limit) = limits.get(driver)
@@ -164,7 +340,7 @@ pub fn filter(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> Status {
 }
 
 /// Whether Filter tells alike nodes apart: it counts the volumes of the pods on the node, which
-/// node classes do not compare, so any pod with claims is filtered node by node.
+/// node classes do not compare, so any pod PreFilter keeps is filtered node by node.
 pub fn reads_node_identity(pod: &PodInfo) -> bool {
-    uses_claims(pod)
+    pod.pod.volumes.iter().any(counts)
 }

@@ -1,0 +1,262 @@
+//! NodeVolumeLimits on loaded objects: in-tree volumes counted against the CSI driver they
+//! migrate to (`nodevolumelimits/csi.go`, `utils.go` `isCSIMigrationOn`, csi-translation-lib),
+//! the CSINode's migrated-plugins annotation, failed translations and the loader's warnings.
+
+mod common;
+
+use common::*;
+use spreadlab_engine::framework::runtime::{run_filter, run_pre_filter};
+use spreadlab_engine::framework::{Code, PluginName, PodInfo, Profile, Snapshot, Status};
+
+/// Node `with-px` has a CSINode listing Portworx as migrated; `plain` a CSINode without the
+/// annotation; `bare` none. Every driver has an attach limit of 1.
+const NODES: &str = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: with-px}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: plain}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: bare}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata:
+  name: with-px
+  annotations: {storage.alpha.kubernetes.io/migrated-plugins: "kubernetes.io/aws-ebs,kubernetes.io/portworx-volume"}
+spec:
+  drivers:
+  - {name: pxd.portworx.com, nodeID: with-px, allocatable: {count: 1}}
+  - {name: disk.csi.azure.com, nodeID: with-px, allocatable: {count: 1}}
+  - {name: pd.csi.storage.gke.io, nodeID: with-px, allocatable: {count: 1}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: plain}
+spec:
+  drivers:
+  - {name: pxd.portworx.com, nodeID: plain, allocatable: {count: 1}}
+  - {name: disk.csi.azure.com, nodeID: plain, allocatable: {count: 1}}
+  - {name: pd.csi.storage.gke.io, nodeID: plain, allocatable: {count: 1}}
+"#;
+
+/// Loads `NODES` and `extra`, then runs NodeVolumeLimits' PreFilter and Filter for `pod` (a Pod
+/// as JSON) on every node, by name.
+fn filter(extra: &str, pod: serde_json::Value) -> (Status, Vec<(String, Status)>) {
+    let loaded = load_text("csi.yaml", &format!("{NODES}---\n{extra}"));
+    assert!(loaded.errors.is_empty(), "{:#?}", loaded.errors);
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).unwrap();
+    let pod = PodInfo::new(spreadlab_k8s::convert_pod(&pod, "default").unwrap());
+    let (snapshot, _) = Snapshot::new(&loaded.cluster);
+    let profile = Profile::single(PluginName::NodeVolumeLimits);
+    let (state, pre) = run_pre_filter(&profile, &snapshot, &pod);
+    let statuses = (0..snapshot.num_nodes())
+        .map(|i| {
+            let name = snapshot.nodes[i].node.name.clone();
+            (name, run_filter(&profile, &state, &snapshot, &pod, i))
+        })
+        .collect();
+    (pre.status, statuses)
+}
+
+fn code(statuses: &[(String, Status)], node: &str) -> Code {
+    statuses.iter().find(|(n, _)| n == node).unwrap().1.code
+}
+
+fn pod_with(volume: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "new", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [volume]}})
+}
+
+const PORTWORX_ON_EVERY_NODE: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: px-a, namespace: default}
+spec:
+  nodeName: with-px
+  containers: [{name: c, image: i}]
+  volumes: [{name: d, portworxVolume: {volumeID: a}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: px-b, namespace: default}
+spec:
+  nodeName: plain
+  containers: [{name: c, image: i}]
+  volumes: [{name: d, portworxVolume: {volumeID: a}}]
+"#;
+
+/// Portworx counts only where the CSINode's annotation lists it; a volume two pods share
+/// counts once.
+#[test]
+fn portworx_counts_where_the_annotation_says_it_is_migrated() {
+    let (pre, statuses) = filter(
+        PORTWORX_ON_EVERY_NODE,
+        pod_with(serde_json::json!({"name": "d", "portworxVolume": {"volumeID": "b"}})),
+    );
+    assert_eq!(pre.code, Code::Success);
+    assert_eq!(code(&statuses, "with-px"), Code::Unschedulable);
+    assert_eq!(code(&statuses, "plain"), Code::Success);
+    assert_eq!(code(&statuses, "bare"), Code::Success);
+    // The same volume as the pod already there: not new, fits.
+    let (_, statuses) = filter(
+        PORTWORX_ON_EVERY_NODE,
+        pod_with(serde_json::json!({"name": "d", "portworxVolume": {"volumeID": "a"}})),
+    );
+    assert_eq!(code(&statuses, "with-px"), Code::Success);
+}
+
+/// An inline Azure Disk of the API's default kind (Shared) cannot be translated: Filter fails
+/// with upstream's error where migration is on (any node with a CSINode), and the loader warns.
+#[test]
+fn an_unmanaged_azure_disk_is_an_error_where_migration_is_on() {
+    let existing = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: azure, namespace: default}
+spec:
+  nodeName: bare
+  containers: [{name: c, image: i}]
+  volumes: [{name: disk, azureDisk: {diskName: d, diskURI: uri}}]
+"#;
+    let loaded = load_text("azure.yaml", existing);
+    let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("spec.volumes[0]") && w.contains("kind(Shared)")),
+        "{warnings:#?}"
+    );
+    let (_, statuses) = filter(
+        "",
+        pod_with(
+            serde_json::json!({"name": "disk", "azureDisk": {"diskName": "d", "diskURI": "uri"}}),
+        ),
+    );
+    let status = &statuses.iter().find(|(n, _)| n == "plain").unwrap().1;
+    assert_eq!(status.code, Code::Error);
+    assert_eq!(
+        status.reason_strings(),
+        vec![
+            "converting volume(disk) from inline to csi: kind(Shared) is not supported in csi migration"
+        ]
+    );
+    assert_eq!(code(&statuses, "bare"), Code::Success);
+    // A managed disk is counted against disk.csi.azure.com (limit 1, none attached: fits).
+    let (_, statuses) = filter(
+        "",
+        pod_with(serde_json::json!({"name": "disk",
+            "azureDisk": {"diskName": "d", "diskURI": "uri", "kind": "Managed"}})),
+    );
+    assert_eq!(code(&statuses, "plain"), Code::Success);
+}
+
+/// A GCE PD PersistentVolume translates with its zone; a claim of a class with an in-tree
+/// provisioner counts as its CSI driver (gce-pd) or never (azure-file).
+#[test]
+fn in_tree_volumes_and_provisioners_count_as_their_csi_driver() {
+    let objects = r#"
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pd, labels: {topology.kubernetes.io/zone: us-central1-a}}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  gcePersistentDisk: {pdName: disk-1}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: bound, namespace: default}
+spec: {volumeName: pd, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: user, namespace: default}
+spec:
+  nodeName: plain
+  containers: [{name: c, image: i}]
+  volumes: [{name: v, persistentVolumeClaim: {claimName: bound}}]
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: gce}
+provisioner: kubernetes.io/gce-pd
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: files}
+provisioner: kubernetes.io/azure-file
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: new-gce, namespace: default}
+spec: {storageClassName: gce, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: new-files, namespace: default}
+spec: {storageClassName: files, accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"#;
+    let claim = |name: &str| {
+        pod_with(serde_json::json!({"name": "v", "persistentVolumeClaim": {"claimName": name}}))
+    };
+    // The node already attaches disk-1 (limit 1): a second gce-pd volume does not fit.
+    let (_, statuses) = filter(objects, claim("new-gce"));
+    assert_eq!(code(&statuses, "plain"), Code::Unschedulable);
+    assert_eq!(code(&statuses, "with-px"), Code::Success);
+    let (_, statuses) = filter(objects, claim("new-files"));
+    assert_eq!(code(&statuses, "plain"), Code::Success);
+    // The same PersistentVolume again: counted once.
+    let (_, statuses) = filter(objects, claim("bound"));
+    assert_eq!(code(&statuses, "plain"), Code::Success);
+    // Inline, the same disk translates without a zone (csi-translation-lib): another handle.
+    let (_, statuses) = filter(
+        objects,
+        pod_with(serde_json::json!({"name": "v", "gcePersistentDisk": {"pdName": "disk-1"}})),
+    );
+    assert_eq!(code(&statuses, "plain"), Code::Unschedulable);
+}
+
+/// A pod on the node whose ephemeral claim it does not own makes Filter fail with
+/// `VolumeIsForPod`'s error, even for a pod with other volumes.
+#[test]
+fn a_foreign_ephemeral_claim_on_the_node_is_an_error() {
+    let objects = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: owner, namespace: default, uid: u-1}
+spec:
+  nodeName: plain
+  containers: [{name: c, image: i}]
+  volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}}}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: owner-scratch, namespace: default}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+"#;
+    let (_, statuses) = filter(
+        objects,
+        pod_with(serde_json::json!({"name": "d", "portworxVolume": {"volumeID": "b"}})),
+    );
+    let status = &statuses.iter().find(|(n, _)| n == "plain").unwrap().1;
+    // Portworx is not migrated on `plain`: no new volume, so the node's pods are not read.
+    assert_eq!(status.code, Code::Success);
+    let (_, statuses) = filter(
+        objects,
+        pod_with(
+            serde_json::json!({"name": "d", "azureDisk": {"diskName": "d", "diskURI": "u", "kind": "Managed"}}),
+        ),
+    );
+    let status = &statuses.iter().find(|(n, _)| n == "plain").unwrap().1;
+    assert_eq!(status.code, Code::Error);
+    assert_eq!(
+        status.reason_strings(),
+        vec!["PVC default/owner-scratch was not created for pod default/owner (pod is not owner)"]
+    );
+}
