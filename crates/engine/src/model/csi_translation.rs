@@ -337,11 +337,17 @@ pub fn is_csi_migration_on(
 /// never for Azure File or vSphere; `isPluginMigratedToCSIOnNode` needs the annotation, split on
 /// commas as written (no trimming), to list the plugin.
 pub fn volume_binding_translates(migrated_plugins: Option<&[String]>, plugin: &str) -> bool {
-    let migration_on = matches!(
+    is_csi_migration_on_for_plugin(plugin)
+        && migrated_plugins.is_some_and(|plugins| plugins.iter().any(|p| p == plugin))
+}
+
+/// `isCSIMigrationOnForPlugin` (`volumebinding/binder.go`): AWS EBS, GCE PD, Azure Disk, Cinder,
+/// and Portworx (`CSIMigrationPortworx` is GA and locked on in v1.35).
+pub fn is_csi_migration_on_for_plugin(plugin: &str) -> bool {
+    matches!(
         plugin,
         AWS_EBS_PLUGIN | GCE_PD_PLUGIN | AZURE_DISK_PLUGIN | CINDER_PLUGIN | PORTWORX_PLUGIN
-    );
-    migration_on && migrated_plugins.is_some_and(|plugins| plugins.iter().any(|p| p == plugin))
+    )
 }
 
 impl InTreeSource {
