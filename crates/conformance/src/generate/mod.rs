@@ -216,6 +216,7 @@ pub fn scenario(seed: u64) -> Value {
     queue::wait_some(seed, &mut namespace_objects, &mut schedule);
     storage::add_ephemeral(seed, &mut namespace_objects, &mut schedule);
     in_tree::add_in_tree(seed, &mut namespace_objects, &mut schedule);
+    in_tree::add_bound_in_tree(seed, &mut namespace_objects, &mut schedule);
     extras::vary(seed, &mut namespace_objects, &mut schedule);
     json!({
         "name": format!("random-{seed}"),
