@@ -262,22 +262,15 @@ fn volume_in_tree(spec: &api::PersistentVolumeSpec) -> Option<InTreeSource> {
 /// What NodeVolumeLimits cannot count as upstream does for an inline in-tree source (a warning
 /// for the loader): a translation that fails (Filter then fails with an error where its migration
 /// is on) or one only approximated here.
-pub fn in_tree_warning(source: &InTreeSource, inline: bool) -> Option<String> {
+pub fn in_tree_warning(source: &InTreeSource) -> Option<String> {
     if let Some(message) = ebs_approximate_warning(source) {
         return Some(message);
     }
     let failed = source.inline_handle().and_then(Result::err)?;
-    Some(if inline {
-        format!(
-            "{} cannot be translated to CSI ({failed}): NodeVolumeLimits fails with an error on every node where its CSI migration is on",
-            source.plugin_name()
-        )
-    } else {
-        format!(
-            "{} cannot be translated to CSI ({failed}): NodeVolumeLimits does not count it against attach limits",
-            source.plugin_name()
-        )
-    })
+    Some(format!(
+        "{} cannot be translated to CSI ({failed}): NodeVolumeLimits fails with an error on every node where its CSI migration is on",
+        source.plugin_name()
+    ))
 }
 
 /// An `aws://` EBS volume ID whose translation is only approximated here.
