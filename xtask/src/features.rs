@@ -148,6 +148,28 @@ fn count(seed: u64, tally: &mut Tally) {
         .filter(|o| o["kind"] == "PersistentVolume" && !o["spec"]["nodeAffinity"].is_null())
         .count() as u64;
     tally.add("PersistentVolumes with node affinity", zonal_pvs);
+    let in_tree_pvs = objects
+        .iter()
+        .filter(|o| {
+            o["kind"] == "PersistentVolume"
+                && (!o["spec"]["gcePersistentDisk"].is_null()
+                    || !o["spec"]["awsElasticBlockStore"].is_null())
+        })
+        .count() as u64;
+    tally.add("in-tree PersistentVolumes (GCE PD, AWS EBS)", in_tree_pvs);
+    tally.add(
+        "scenarios with an in-tree PersistentVolume",
+        u64::from(in_tree_pvs > 0),
+    );
+    let migrated = objects
+        .iter()
+        .filter(|o| {
+            o["kind"] == "CSINode"
+                && o["metadata"]["annotations"]["storage.alpha.kubernetes.io/migrated-plugins"]
+                    .is_string()
+        })
+        .count() as u64;
+    tally.add("CSINodes with the migrated-plugins annotation", migrated);
     let wffc = objects
         .iter()
         .filter(|o| o["kind"] == "StorageClass" && o["volumeBindingMode"] == "WaitForFirstConsumer")

@@ -1,6 +1,8 @@
 //! NodeVolumeLimits on loaded objects: in-tree volumes counted against the CSI driver they
 //! migrate to (`nodevolumelimits/csi.go`, `utils.go` `isCSIMigrationOn`, csi-translation-lib),
-//! the CSINode's migrated-plugins annotation, failed translations and the loader's warnings.
+//! the CSINode's migrated-plugins annotation, failed translations and the loader's warnings;
+//! VolumeBinding checking a bound in-tree PersistentVolume translated to CSI (`binder.go`
+//! `tryTranslatePVToCSI`) on nodes whose CSINode lists its plugin as migrated.
 
 mod common;
 
@@ -258,5 +260,204 @@ spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
     assert_eq!(
         status.reason_strings(),
         vec!["PVC default/owner-scratch was not created for pod default/owner (pod is not owner)"]
+    );
+}
+
+/// Nodes for VolumeBinding: `z1-migrated` in us-east-1 and `z2-migrated` in us-east-2 (label
+/// `topology.gke.io/zone`) have CSINodes listing GCE PD as migrated; `z2-plain` a CSINode without
+/// the annotation; `z2-bare` none; `z2-spaced` lists it after a space (binder.go splits the
+/// annotation on commas and does not trim).
+const ZONED_NODES: &str = r#"
+apiVersion: v1
+kind: Node
+metadata: {name: z1-migrated, labels: {topology.gke.io/zone: us-east-1}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: z2-migrated, labels: {topology.gke.io/zone: us-east-2}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: z2-plain, labels: {topology.gke.io/zone: us-east-2}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: z2-bare, labels: {topology.gke.io/zone: us-east-2}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: z2-spaced, labels: {topology.gke.io/zone: us-east-2}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata:
+  name: z1-migrated
+  annotations: {storage.alpha.kubernetes.io/migrated-plugins: kubernetes.io/gce-pd}
+spec: {drivers: []}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata:
+  name: z2-migrated
+  annotations: {storage.alpha.kubernetes.io/migrated-plugins: "kubernetes.io/aws-ebs,kubernetes.io/gce-pd"}
+spec: {drivers: []}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {name: z2-plain}
+spec: {drivers: []}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata:
+  name: z2-spaced
+  annotations: {storage.alpha.kubernetes.io/migrated-plugins: "kubernetes.io/aws-ebs, kubernetes.io/gce-pd"}
+spec: {drivers: []}
+"#;
+
+/// A GCE PD volume with `labels`, bound to claim `default/data` (which the pod uses).
+fn bound_pd(labels: &str) -> String {
+    format!(
+        r#"
+apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: pd, labels: {labels}}}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  claimRef: {{namespace: default, name: data, uid: data-uid}}
+  gcePersistentDisk: {{pdName: disk-1}}
+status: {{phase: Bound}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data
+  namespace: default
+  uid: data-uid
+  annotations: {{pv.kubernetes.io/bind-completed: "yes"}}
+spec: {{volumeName: pd, accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}
+status: {{phase: Bound}}
+"#
+    )
+}
+
+/// Loads `ZONED_NODES` and `extra`, runs VolumeBinding for a pod using claim `data` on every
+/// node; returns the loader's warnings and each node's Filter status.
+fn volume_binding(extra: &str) -> (Vec<String>, Vec<(String, Status)>) {
+    let loaded = load_text("vb.yaml", &format!("{ZONED_NODES}---\n{extra}"));
+    assert!(loaded.errors.is_empty(), "{:#?}", loaded.errors);
+    let warnings = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    let pod =
+        pod_with(serde_json::json!({"name": "v", "persistentVolumeClaim": {"claimName": "data"}}));
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).unwrap();
+    let pod = PodInfo::new(spreadlab_k8s::convert_pod(&pod, "default").unwrap());
+    let (snapshot, _) = Snapshot::new(&loaded.cluster);
+    let profile = Profile::single(PluginName::VolumeBinding);
+    let (state, pre) = run_pre_filter(&profile, &snapshot, &pod);
+    assert_eq!(pre.status.code, Code::Success, "{:?}", pre.status);
+    let statuses = (0..snapshot.num_nodes())
+        .map(|i| {
+            let name = snapshot.nodes[i].node.name.clone();
+            (name, run_filter(&profile, &state, &snapshot, &pod, i))
+        })
+        .collect();
+    (warnings, statuses)
+}
+
+fn status<'a>(statuses: &'a [(String, Status)], node: &str) -> &'a Status {
+    &statuses.iter().find(|(n, _)| n == node).unwrap().1
+}
+
+/// binder.go `checkBoundClaims` / `tryTranslatePVToCSI`: on a node whose CSINode lists
+/// kubernetes.io/gce-pd as migrated, the bound GCE PD is checked translated (gce_pd.go,
+/// in_tree_volume.go: its beta zone label becomes `topology.gke.io/zone In [us-east-1]`), so a
+/// node in another zone is rejected with `ErrReasonNodeConflict`; elsewhere the volume has no
+/// node affinity and fits. A bound volume draws no loader warning.
+#[test]
+fn a_bound_gce_pd_is_checked_translated_where_the_csinode_says_migrated() {
+    let (warnings, statuses) = volume_binding(&bound_pd(
+        "{failure-domain.beta.kubernetes.io/zone: us-east-1, failure-domain.beta.kubernetes.io/region: us-east-1a}",
+    ));
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    assert_eq!(status(&statuses, "z1-migrated").code, Code::Success);
+    let rejected = status(&statuses, "z2-migrated");
+    assert_eq!(rejected.code, Code::UnschedulableAndUnresolvable);
+    assert_eq!(
+        rejected.reason_strings(),
+        vec!["node(s) didn't match PersistentVolume's node affinity"]
+    );
+    for node in ["z2-plain", "z2-bare", "z2-spaced"] {
+        assert_eq!(status(&statuses, node).code, Code::Success, "{node}");
+    }
+    // Node affinity on the GA zone key is renamed to the CSI key (replaceTopology): us-east-2
+    // nodes with only topology.gke.io/zone match where migrated, and fail as written elsewhere.
+    let (_, statuses) = volume_binding(&bound_pd("{}").replace(
+        "  gcePersistentDisk:",
+        "  nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-2]}]}]}}\n  gcePersistentDisk:",
+    ));
+    assert_eq!(status(&statuses, "z2-migrated").code, Code::Success);
+    assert_eq!(
+        status(&statuses, "z1-migrated").code,
+        Code::UnschedulableAndUnresolvable
+    );
+    assert_eq!(
+        status(&statuses, "z2-plain").code,
+        Code::UnschedulableAndUnresolvable
+    );
+}
+
+/// A regional zone label across two regions cannot be translated (gce_pd.go
+/// `gceGetRegionFromZones`): FindPodVolumes' error, an Error status, where the CSINode lists the
+/// plugin; the loader warns.
+#[test]
+fn an_untranslatable_bound_pv_is_an_error_where_migrated() {
+    let (warnings, statuses) = volume_binding(&bound_pd(
+        "{topology.kubernetes.io/zone: us-central1-a__us-east1-b}",
+    ));
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("cannot be translated") && w.contains("VolumeBinding")),
+        "{warnings:#?}"
+    );
+    let failed = status(&statuses, "z2-migrated");
+    assert_eq!(failed.code, Code::Error);
+    assert_eq!(
+        failed.reason_strings(),
+        vec![
+            "could not translate pv: failed to get region from zones: multiple or no regions gotten from zones, got: map[us-central1:{} us-east1:{}]"
+        ]
+    );
+    assert_eq!(status(&statuses, "z2-plain").code, Code::Success);
+}
+
+/// An in-tree volume not yet bound may be bound by the scheduler, whose PreBind re-checks it
+/// translated (not modelled): the loader warns. Azure File is never translated: no warning.
+#[test]
+fn unbound_in_tree_volumes_are_warned_about() {
+    let objects = r#"
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: free, labels: {topology.kubernetes.io/zone: us-east-1}}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  awsElasticBlockStore: {volumeID: vol-1}
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: files}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  azureFile: {secretName: s, shareName: share}
+"#;
+    let loaded = load_text("free.yaml", objects);
+    let warnings: Vec<String> = loaded.warnings.iter().map(|w| w.to_string()).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains("awsElasticBlockStore") && warnings[0].contains("not yet bound"),
+        "{warnings:#?}"
     );
 }

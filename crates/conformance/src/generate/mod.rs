@@ -216,6 +216,7 @@ pub fn scenario(seed: u64) -> Value {
     queue::wait_some(seed, &mut namespace_objects, &mut schedule);
     storage::add_ephemeral(seed, &mut namespace_objects, &mut schedule);
     in_tree::add_in_tree(seed, &mut namespace_objects, &mut schedule);
+    in_tree::add_bound_in_tree(seed, &mut namespace_objects, &mut schedule);
     extras::vary(seed, &mut namespace_objects, &mut schedule);
     json!({
         "name": format!("random-{seed}"),
@@ -304,11 +305,15 @@ mod tests {
             mut big,
         ) = (0, 0, 0, 0, 0, 0, 0, 0);
         let mut ties = 0;
+        let mut in_tree_pvs = 0;
         for seed in 0..400 {
             let s = scenario(seed);
             let objects = s["objects"].as_array().unwrap();
             rc += usize::from(objects.iter().any(|o| o["kind"] == "ReplicationController"));
             ties += usize::from(objects.iter().any(|o| o["metadata"]["name"] == "tie-1"));
+            in_tree_pvs += usize::from(objects.iter().any(|o| {
+                o["kind"] == "PersistentVolume" && o["spec"]["gcePersistentDisk"].is_object()
+            }));
             big += usize::from(objects.iter().filter(|o| o["kind"] == "Node").count() >= 250);
             preempted += usize::from(
                 objects
@@ -339,6 +344,7 @@ mod tests {
             ("victims terminating by preemption", preempted),
             ("250+ node clusters", big),
             ("equally ranked preemption candidates", ties),
+            ("bound in-tree GCE PD PersistentVolumes", in_tree_pvs),
         ] {
             assert!(count > 0, "no {what} in 400 scenarios");
         }

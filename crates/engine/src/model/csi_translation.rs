@@ -1,12 +1,18 @@
 //! In-tree volume sources and their translation to CSI, as `k8s.io/csi-translation-lib` v0.35
 //! (`translate.go`, `plugins/*.go`) does it for the scheduler's NodeVolumeLimits: which sources
 //! are migratable, the in-tree plugin and CSI driver names, and the CSI volume handle a source
-//! translates to (so a disk used by two pods, inline or through a PersistentVolume, counts once).
+//! translates to (so a disk used by two pods, inline or through a PersistentVolume, counts once);
+//! and for VolumeBinding (`volumebinding/binder.go` `tryTranslatePVToCSI`), the node affinity a
+//! bound in-tree PersistentVolume has once translated (`translateTopologyFromInTreeToCSI` of
+//! `plugins/in_tree_volume.go`), or the translation's error.
 
 use alloc::format;
 use alloc::string::String;
 
-use super::labels::Labels;
+use alloc::vec::Vec;
+
+use super::labels::{Labels, Operator, Requirement};
+use super::pod::NodeSelectorTerm;
 
 /// `kubernetes.io/aws-ebs` (`plugins.AWSEBSInTreePluginName`).
 pub const AWS_EBS_PLUGIN: &str = "kubernetes.io/aws-ebs";
@@ -51,6 +57,19 @@ pub const MIGRATED_PLUGINS_ANNOTATION: &str = "storage.alpha.kubernetes.io/migra
 const LABEL_BETA_ZONE: &str = "failure-domain.beta.kubernetes.io/zone";
 /// `topology.kubernetes.io/zone`.
 const LABEL_ZONE: &str = "topology.kubernetes.io/zone";
+/// `failure-domain.beta.kubernetes.io/region` (`v1.LabelFailureDomainBetaRegion`).
+const LABEL_BETA_REGION: &str = "failure-domain.beta.kubernetes.io/region";
+/// `topology.kubernetes.io/region`.
+const LABEL_REGION: &str = "topology.kubernetes.io/region";
+/// `labelMultiZoneDelimiter` (`plugins/const.go`): a label value naming several zones.
+const MULTI_ZONE_DELIMITER: &str = "__";
+
+/// `AWSEBSTopologyKey` (`plugins/aws_ebs.go`).
+pub const AWS_EBS_TOPOLOGY_KEY: &str = "topology.ebs.csi.aws.com/zone";
+/// `GCEPDTopologyKey` (`plugins/gce_pd.go`).
+pub const GCE_PD_TOPOLOGY_KEY: &str = "topology.gke.io/zone";
+/// `CinderTopologyKey` (`plugins/openstack_cinder.go`).
+pub const CINDER_TOPOLOGY_KEY: &str = "topology.cinder.csi.openstack.org/zone";
 
 /// An in-tree volume source csi-translation-lib knows (`CanSupport` / `CanSupportInline`), inline
 /// in a pod or in a PersistentVolume, with what its translation reads.
@@ -142,7 +161,7 @@ impl InTreeSource {
                     .or_else(|| labels.get(LABEL_ZONE))
                     .map(String::as_str)
                     .unwrap_or("");
-                let parts: alloc::vec::Vec<&str> = zones.split("__").collect();
+                let parts: alloc::vec::Vec<&str> = zones.split(MULTI_ZONE_DELIMITER).collect();
                 Some(if parts.len() == 1 && !parts[0].is_empty() {
                     Ok(format!(
                         "projects/UNSPECIFIED/zones/{}/disks/{pd_name}",
@@ -175,10 +194,14 @@ fn azure_disk_handle(disk_uri: &str, kind: &str) -> Result<String, String> {
     Ok(String::from(disk_uri))
 }
 
-/// gce_pd.go `gceGetRegionFromZones`: every zone `{locale}-{region}-{zone}` of one region.
+/// gce_pd.go `gceGetRegionFromZones`: every zone `{locale}-{region}-{zone}` of one region. The
+/// error prints the set of regions as Go's `%v` prints a `sets.String` (`map[a:{} b:{}]`, keys
+/// sorted).
 fn gce_region(zones: &[&str]) -> Result<String, String> {
-    let mut region: Option<String> = None;
-    let mut several = false;
+    let mut regions = alloc::collections::BTreeSet::new();
+    if zones.is_empty() {
+        return Err(String::from("no zones specified"));
+    }
     for zone in zones {
         let parts: alloc::vec::Vec<&str> = zone.split('-').collect();
         if parts.len() != 3 {
@@ -186,17 +209,16 @@ fn gce_region(zones: &[&str]) -> Result<String, String> {
                 "zone in unexpected format, expected: {{locale}}-{{region}}-{{zone}}, got: {zone}"
             ));
         }
-        let this = format!("{}-{}", parts[0], parts[1]);
-        match &region {
-            Some(r) if *r != this => several = true,
-            _ => region = Some(this),
-        }
+        regions.insert(format!("{}-{}", parts[0], parts[1]));
     }
-    match region {
-        Some(r) if !several => Ok(r),
-        // Upstream prints the set of regions; which ones is not modelled beyond the count.
-        _ => Err(String::from("multiple or no regions gotten from zones")),
+    if regions.len() != 1 {
+        let set: alloc::vec::Vec<String> = regions.iter().map(|r| format!("{r}:{{}}")).collect();
+        return Err(format!(
+            "multiple or no regions gotten from zones, got: map[{}]",
+            set.join(" ")
+        ));
     }
+    Ok(regions.into_iter().next().unwrap_or_default())
 }
 
 /// aws_ebs.go `KubernetesVolumeIDToEBSVolumeID`: a bare ID is kept; `aws://<zone>/<id>` is
@@ -307,6 +329,170 @@ pub fn is_csi_migration_on(
     }
 }
 
+/// Whether VolumeBinding translates a PersistentVolume of the in-tree `plugin` on a node whose
+/// CSINode's `storage.alpha.kubernetes.io/migrated-plugins` annotation lists `migrated_plugins`
+/// (`None`: no CSINode, or one without the annotation). `volumebinding/binder.go`:
+/// `isCSIMigrationOnForPlugin` is true for AWS EBS, GCE PD, Azure Disk and Cinder, and for
+/// Portworx under `CSIMigrationPortworx` (GA and locked on in v1.35, `pkg/features/kube_features.go`),
+/// never for Azure File or vSphere; `isPluginMigratedToCSIOnNode` needs the annotation, split on
+/// commas as written (no trimming), to list the plugin.
+pub fn volume_binding_translates(migrated_plugins: Option<&[String]>, plugin: &str) -> bool {
+    is_csi_migration_on_for_plugin(plugin)
+        && migrated_plugins.is_some_and(|plugins| plugins.iter().any(|p| p == plugin))
+}
+
+/// `isCSIMigrationOnForPlugin` (`volumebinding/binder.go`): AWS EBS, GCE PD, Azure Disk, Cinder,
+/// and Portworx (`CSIMigrationPortworx` is GA and locked on in v1.35).
+pub fn is_csi_migration_on_for_plugin(plugin: &str) -> bool {
+    matches!(
+        plugin,
+        AWS_EBS_PLUGIN | GCE_PD_PLUGIN | AZURE_DISK_PLUGIN | CINDER_PLUGIN | PORTWORX_PLUGIN
+    )
+}
+
+impl InTreeSource {
+    /// `TranslateInTreePVToCSI` (`translate.go`, `plugins/*.go`) as VolumeBinding reads its result
+    /// (`checkBoundClaims` then calls `CheckNodeAffinity`): the node affinity (required terms) of
+    /// the translated PersistentVolume with `labels` and `node_affinity`, or the translation's
+    /// error text (without `tryTranslatePVToCSI`'s `could not translate pv: ` prefix).
+    ///
+    /// - AWS EBS (`aws_ebs.go`): the volume ID must translate (`KubernetesVolumeIDToEBSVolumeID`),
+    ///   then the topology translates to [`AWS_EBS_TOPOLOGY_KEY`].
+    /// - GCE PD (`gce_pd.go`): a multi-zone (`__`) zone label (beta first, else GA) must name zones
+    ///   of one region (`gceGetRegionFromZones`), then the topology translates to
+    ///   [`GCE_PD_TOPOLOGY_KEY`].
+    /// - Cinder (`openstack_cinder.go`): the topology translates to [`CINDER_TOPOLOGY_KEY`].
+    /// - Azure Disk (`azure_disk.go`): only a `Managed` kind translates; the node affinity is kept.
+    /// - Portworx (`portworx.go`): the node affinity is kept.
+    /// - Azure File and vSphere: VolumeBinding never translates them
+    ///   ([`volume_binding_translates`]); the node affinity is returned as written.
+    pub fn translate_pv_node_affinity(
+        &self,
+        labels: &Labels,
+        node_affinity: Option<&[NodeSelectorTerm]>,
+    ) -> Result<Option<Vec<NodeSelectorTerm>>, String> {
+        let kept = || node_affinity.map(<[NodeSelectorTerm]>::to_vec);
+        match self {
+            InTreeSource::AwsElasticBlockStore { volume_id } => {
+                ebs_volume_id(volume_id).map_err(|e| {
+                    format!("failed to translate Kubernetes ID to EBS Volume ID {e}")
+                })?;
+                Ok(translate_topology(
+                    labels,
+                    node_affinity,
+                    AWS_EBS_TOPOLOGY_KEY,
+                ))
+            }
+            InTreeSource::GcePersistentDisk { .. } => {
+                if let Some(Err(e)) = self.volume_handle(labels) {
+                    return Err(e);
+                }
+                Ok(translate_topology(
+                    labels,
+                    node_affinity,
+                    GCE_PD_TOPOLOGY_KEY,
+                ))
+            }
+            InTreeSource::Cinder { .. } => Ok(translate_topology(
+                labels,
+                node_affinity,
+                CINDER_TOPOLOGY_KEY,
+            )),
+            InTreeSource::AzureDisk { disk_uri, kind } => {
+                azure_disk_handle(disk_uri, kind)?;
+                Ok(kept())
+            }
+            InTreeSource::PortworxVolume { .. }
+            | InTreeSource::AzureFile
+            | InTreeSource::VsphereVolume => Ok(kept()),
+        }
+    }
+}
+
+/// `translateTopologyFromInTreeToCSI` (`plugins/in_tree_volume.go`): the zone key the volume uses
+/// (`getTopologyLabel`: the GA zone key in the node affinity, else the beta one there, else the GA
+/// zone label, else the beta one, else GA) is renamed to `csi_key` in every term when some
+/// expression on it has values (`getTopologyValues`, `replaceTopology`); otherwise the volume's
+/// label of that key, split on `__`, trimmed, deduplicated and sorted (`addTopology`), is added to
+/// every term (to one new term when there is none) as `csi_key In [zones]`, nothing when no zone is
+/// left. With the beta zone key, a beta region key with values is renamed to the GA one.
+fn translate_topology(
+    labels: &Labels,
+    node_affinity: Option<&[NodeSelectorTerm]>,
+    csi_key: &str,
+) -> Option<Vec<NodeSelectorTerm>> {
+    let mut terms: Option<Vec<NodeSelectorTerm>> = node_affinity.map(<[NodeSelectorTerm]>::to_vec);
+    let current = terms.as_deref().unwrap_or(&[]);
+    let has_key = |key: &str| {
+        current
+            .iter()
+            .any(|t| t.match_expressions.iter().any(|r| r.key == key))
+    };
+    let (zone_key, region_key) = if has_key(LABEL_ZONE) {
+        (LABEL_ZONE, LABEL_REGION)
+    } else if has_key(LABEL_BETA_ZONE) {
+        (LABEL_BETA_ZONE, LABEL_BETA_REGION)
+    } else if labels.contains_key(LABEL_ZONE) {
+        (LABEL_ZONE, LABEL_REGION)
+    } else if labels.contains_key(LABEL_BETA_ZONE) {
+        (LABEL_BETA_ZONE, LABEL_BETA_REGION)
+    } else {
+        (LABEL_ZONE, LABEL_REGION)
+    };
+    if has_values(current, zone_key) {
+        rename_key(terms.as_deref_mut().unwrap_or(&mut []), zone_key, csi_key);
+    } else if let Some(label) = labels.get(zone_key) {
+        let zones: alloc::collections::BTreeSet<String> = label
+            .split(MULTI_ZONE_DELIMITER)
+            .map(str::trim)
+            .filter(|z| !z.is_empty())
+            .map(String::from)
+            .collect();
+        if !zones.is_empty() {
+            let list = terms.get_or_insert_with(Vec::new);
+            if list.is_empty() {
+                list.push(NodeSelectorTerm::default());
+            }
+            let topology = Requirement {
+                key: String::from(csi_key),
+                operator: Operator::In,
+                values: zones.into_iter().collect(),
+            };
+            for term in list.iter_mut() {
+                term.match_expressions.push(topology.clone());
+            }
+        }
+    }
+    if region_key == LABEL_BETA_REGION && has_values(terms.as_deref().unwrap_or(&[]), region_key) {
+        rename_key(
+            terms.as_deref_mut().unwrap_or(&mut []),
+            LABEL_BETA_REGION,
+            LABEL_REGION,
+        );
+    }
+    terms
+}
+
+/// `getTopologyValues` is not empty: some expression on `key` has a value.
+fn has_values(terms: &[NodeSelectorTerm], key: &str) -> bool {
+    terms.iter().any(|t| {
+        t.match_expressions
+            .iter()
+            .any(|r| r.key == key && !r.values.is_empty())
+    })
+}
+
+/// `replaceTopology`: every expression on `old` is on `new` instead.
+fn rename_key(terms: &mut [NodeSelectorTerm], old: &str, new: &str) {
+    for term in terms {
+        for requirement in &mut term.match_expressions {
+            if requirement.key == old {
+                requirement.key = String::from(new);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -377,5 +563,166 @@ mod tests {
             PORTWORX_PLUGIN
         ));
         assert!(!is_csi_migration_on(true, &[], AZURE_FILE_PLUGIN));
+    }
+
+    fn requirement(key: &str, operator: Operator, values: &[&str]) -> Requirement {
+        Requirement {
+            key: String::from(key),
+            operator,
+            values: values.iter().map(|v| String::from(*v)).collect(),
+        }
+    }
+
+    fn term(expressions: &[Requirement]) -> NodeSelectorTerm {
+        NodeSelectorTerm {
+            match_expressions: expressions.to_vec(),
+            ..NodeSelectorTerm::default()
+        }
+    }
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        pairs
+            .iter()
+            .map(|(k, v)| (String::from(*k), String::from(*v)))
+            .collect()
+    }
+
+    fn gce() -> InTreeSource {
+        InTreeSource::GcePersistentDisk {
+            pd_name: String::from("test-disk"),
+        }
+    }
+
+    // binder_test.go TestFindPodVolumesWithCSIMigration (makeTestPVForCSIMigration): a GCE PD
+    // with the beta zone label and no node affinity gets topology.gke.io/zone In [us-east-1].
+    #[test]
+    fn zone_label_becomes_csi_topology() {
+        let l = labels(&[
+            (LABEL_BETA_ZONE, "us-east-1"),
+            (LABEL_BETA_REGION, "us-east-1a"),
+        ]);
+        let translated = gce().translate_pv_node_affinity(&l, None).unwrap();
+        assert_eq!(
+            translated,
+            Some(alloc::vec![term(&[requirement(
+                GCE_PD_TOPOLOGY_KEY,
+                Operator::In,
+                &["us-east-1"]
+            )])])
+        );
+        // No terms at all: one term is made; every existing term gets the expression.
+        assert_eq!(
+            gce().translate_pv_node_affinity(&l, Some(&[])).unwrap(),
+            translated
+        );
+        let other = requirement("rack", Operator::Exists, &[]);
+        let two = [term(core::slice::from_ref(&other)), term(&[])];
+        let out = InTreeSource::Cinder {
+            volume_id: String::from("v"),
+        }
+        .translate_pv_node_affinity(&labels(&[(LABEL_ZONE, " b__a__b__ ")]), Some(&two))
+        .unwrap()
+        .unwrap();
+        let zones = requirement(CINDER_TOPOLOGY_KEY, Operator::In, &["a", "b"]);
+        assert_eq!(
+            out,
+            alloc::vec![term(&[other, zones.clone()]), term(&[zones])]
+        );
+    }
+
+    // in_tree_volume.go translateTopologyFromInTreeToCSI: in-tree topology wins over labels; the
+    // beta region key is renamed to the GA one along with a beta zone key.
+    #[test]
+    fn node_affinity_keys_are_renamed() {
+        let ebs = InTreeSource::AwsElasticBlockStore {
+            volume_id: String::from("vol-1"),
+        };
+        let na = [term(&[
+            requirement(LABEL_BETA_ZONE, Operator::In, &["z1"]),
+            requirement(LABEL_BETA_REGION, Operator::In, &["r1"]),
+        ])];
+        let out = ebs
+            .translate_pv_node_affinity(&labels(&[(LABEL_BETA_ZONE, "z9")]), Some(&na))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            out,
+            alloc::vec![term(&[
+                requirement(AWS_EBS_TOPOLOGY_KEY, Operator::In, &["z1"]),
+                requirement(LABEL_REGION, Operator::In, &["r1"]),
+            ])]
+        );
+        // A GA zone key without values in the node affinity: the GA zone label is read, and the
+        // beta one is not.
+        let exists = [term(&[requirement(LABEL_ZONE, Operator::Exists, &[])])];
+        let out = ebs
+            .translate_pv_node_affinity(&labels(&[(LABEL_BETA_ZONE, "z9")]), Some(&exists))
+            .unwrap();
+        assert_eq!(out, Some(exists.to_vec()));
+        // No zone anywhere: unchanged.
+        assert_eq!(
+            ebs.translate_pv_node_affinity(&Labels::new(), None)
+                .unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn translation_errors() {
+        let l = labels(&[(LABEL_ZONE, "us-central1-a__us-east1-b")]);
+        assert_eq!(
+            gce().translate_pv_node_affinity(&l, None).unwrap_err(),
+            "failed to get region from zones: multiple or no regions gotten from zones, got: map[us-central1:{} us-east1:{}]"
+        );
+        let l = labels(&[(LABEL_ZONE, "us-central1-a__bad")]);
+        assert_eq!(
+            gce().translate_pv_node_affinity(&l, None).unwrap_err(),
+            "failed to get region from zones: zone in unexpected format, expected: {locale}-{region}-{zone}, got: bad"
+        );
+        let shared = InTreeSource::AzureDisk {
+            disk_uri: String::from("uri"),
+            kind: String::from("Shared"),
+        };
+        assert_eq!(
+            shared
+                .translate_pv_node_affinity(&Labels::new(), None)
+                .unwrap_err(),
+            "kind(Shared) is not supported in csi migration"
+        );
+        let ebs = InTreeSource::AwsElasticBlockStore {
+            volume_id: String::from("aws://vol-12"),
+        };
+        assert_eq!(
+            ebs.translate_pv_node_affinity(&Labels::new(), None)
+                .unwrap_err(),
+            "failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume (aws://vol-12)"
+        );
+        // Azure Disk and Portworx keep their node affinity (no topology translation).
+        let managed = InTreeSource::AzureDisk {
+            disk_uri: String::from("uri"),
+            kind: String::from("Managed"),
+        };
+        let l = labels(&[(LABEL_ZONE, "z")]);
+        assert_eq!(managed.translate_pv_node_affinity(&l, None).unwrap(), None);
+    }
+
+    #[test]
+    fn volume_binding_migration() {
+        let gce_listed = [String::from(GCE_PD_PLUGIN)];
+        assert!(volume_binding_translates(Some(&gce_listed), GCE_PD_PLUGIN));
+        assert!(!volume_binding_translates(
+            Some(&gce_listed),
+            AWS_EBS_PLUGIN
+        ));
+        assert!(!volume_binding_translates(None, GCE_PD_PLUGIN));
+        assert!(!volume_binding_translates(Some(&[]), GCE_PD_PLUGIN));
+        let spaced = [String::from(" kubernetes.io/gce-pd")];
+        assert!(!volume_binding_translates(Some(&spaced), GCE_PD_PLUGIN));
+        let listed = [
+            String::from(AZURE_FILE_PLUGIN),
+            String::from(PORTWORX_PLUGIN),
+        ];
+        assert!(!volume_binding_translates(Some(&listed), AZURE_FILE_PLUGIN));
+        assert!(volume_binding_translates(Some(&listed), PORTWORX_PLUGIN));
     }
 }

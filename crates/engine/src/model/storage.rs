@@ -167,10 +167,7 @@ impl PersistentVolume {
     /// `CheckNodeAffinity`: whether a node with these labels meets the volume's required node
     /// affinity (matched on labels only: `matchFields` see a node without a name).
     pub fn node_affinity_matches(&self, node_labels: &Labels) -> bool {
-        match &self.node_affinity {
-            None => true,
-            Some(terms) => terms.iter().any(|t| t.matches_labels(node_labels, "")),
-        }
+        check_node_affinity(self.node_affinity.as_deref(), node_labels)
     }
 
     /// `IsVolumeBoundToClaim`.
@@ -180,6 +177,15 @@ impl PersistentVolume {
                 && r.namespace == claim.namespace
                 && (r.uid.is_empty() || r.uid == claim.uid)
         })
+    }
+}
+
+/// `CheckNodeAffinity` (`pkg/volume/util`) of a volume's required node affinity terms (`None`:
+/// no requirement, which every node meets; no term: none does).
+pub fn check_node_affinity(terms: Option<&[NodeSelectorTerm]>, node_labels: &Labels) -> bool {
+    match terms {
+        None => true,
+        Some(terms) => terms.iter().any(|t| t.matches_labels(node_labels, "")),
     }
 }
 

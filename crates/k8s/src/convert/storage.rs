@@ -259,33 +259,81 @@ fn volume_in_tree(spec: &api::PersistentVolumeSpec) -> Option<InTreeSource> {
     }
 }
 
-/// What NodeVolumeLimits cannot count as upstream does for an in-tree source (a warning for the
-/// loader): a translation that fails (the volume is then not counted where its migration is on;
-/// inline, Filter fails with an error there) or one only approximated here.
-pub fn in_tree_warning(source: &InTreeSource, inline: bool) -> Option<String> {
-    if let InTreeSource::AwsElasticBlockStore { volume_id } = source
-        && spreadlab_engine::model::csi_translation::ebs_volume_id_is_approximate(volume_id)
-    {
-        return Some(format!(
-            "awsElasticBlockStore volumeID {volume_id:?}: an aws:// ID is parsed as a URL by the scheduler (net/url); spreadlab parses the common forms only, so the CSI volume handle counted against attach limits may differ"
-        ));
+/// What NodeVolumeLimits cannot count as upstream does for an inline in-tree source (a warning
+/// for the loader): a translation that fails (Filter then fails with an error where its migration
+/// is on) or one only approximated here.
+pub fn in_tree_warning(source: &InTreeSource) -> Option<String> {
+    if let Some(message) = ebs_approximate_warning(source) {
+        return Some(message);
     }
     let failed = source.inline_handle().and_then(Result::err)?;
-    Some(if inline {
-        format!(
-            "{} cannot be translated to CSI ({failed}): NodeVolumeLimits fails with an error on every node where its CSI migration is on",
-            source.plugin_name()
-        )
-    } else {
-        format!(
-            "{} cannot be translated to CSI ({failed}): NodeVolumeLimits does not count it against attach limits",
-            source.plugin_name()
-        )
-    })
+    Some(format!(
+        "{} cannot be translated to CSI ({failed}): NodeVolumeLimits fails with an error on every node where its CSI migration is on",
+        source.plugin_name()
+    ))
 }
 
-/// Whether a volume uses an in-tree source the scheduler translates to CSI on migrated nodes
-/// (`tryTranslatePVToCSI`) for its topology, which spreadlab does not model.
+/// An `aws://` EBS volume ID whose translation is only approximated here.
+fn ebs_approximate_warning(source: &InTreeSource) -> Option<String> {
+    match source {
+        InTreeSource::AwsElasticBlockStore { volume_id }
+            if spreadlab_engine::model::csi_translation::ebs_volume_id_is_approximate(
+                volume_id,
+            ) =>
+        {
+            Some(format!(
+                "awsElasticBlockStore volumeID {volume_id:?}: an aws:// ID is parsed as a URL by the scheduler (net/url); spreadlab parses the common forms only, so the CSI volume handle counted against attach limits, and whether VolumeBinding can translate the volume, may differ"
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// What spreadlab cannot read as upstream does, or what fails upstream, for a PersistentVolume
+/// with an in-tree source (warnings for the loader):
+///
+/// - a translation to CSI that fails (csi-translation-lib `TranslateInTreePVToCSI`): NodeVolumeLimits
+///   does not count the volume, and VolumeBinding's Filter fails with an error for a pod whose
+///   claim is bound to it on nodes whose CSINode lists the plugin as migrated (modelled; a
+///   warning because the cluster is likely misconfigured), or one only approximated here;
+/// - a volume VolumeBinding translates (`isCSIMigrationOnForPlugin`) that is not yet bound (no
+///   `claimRef` or phase not `Bound`): were the scheduler to bind it to a claim, upstream's
+///   PreBind (`BindPodVolumes`, `checkBindings`) re-checks the translated volume's node affinity,
+///   which spreadlab does not model (it binds by the node affinity as written, as Filter's
+///   `findMatchingVolumes` matches upstream).
+///
+/// VolumeZone reads the volume's labels as written in v1.35 (`volume_zone.go` translates
+/// nothing), as spreadlab does.
+pub fn in_tree_volume_warnings(volume: &PersistentVolume, field: &str) -> Vec<String> {
+    let Some(source) = &volume.in_tree else {
+        return Vec::new();
+    };
+    let mut warnings = Vec::new();
+    if let Some(message) = ebs_approximate_warning(source) {
+        warnings.push(message);
+    } else if let Err(failed) =
+        source.translate_pv_node_affinity(&volume.labels, volume.node_affinity.as_deref())
+    {
+        warnings.push(format!(
+            "{} cannot be translated to CSI ({failed}): NodeVolumeLimits does not count it against attach limits, and VolumeBinding fails with an error (could not translate pv) for a pod whose claim is bound to it on nodes whose CSINode lists {} as migrated",
+            source.plugin_name(),
+            source.plugin_name()
+        ));
+    }
+    let translated = spreadlab_engine::model::csi_translation::is_csi_migration_on_for_plugin(
+        source.plugin_name(),
+    );
+    if translated && (volume.claim_ref.is_none() || volume.phase != VolumePhase::Bound) {
+        warnings.push(format!(
+            "in-tree volume source `{field}` not yet bound (no claimRef, or phase not Bound): if the scheduler binds it to a claim, VolumeBinding's PreBind (checkBindings) re-checks the volume translated to CSI on nodes whose CSINode lists {} as migrated, which spreadlab does not model (bound volumes are checked translated, as upstream's Filter does)",
+            source.plugin_name()
+        ));
+    }
+    warnings
+}
+
+/// The field of a PersistentVolume's in-tree source csi-translation-lib can translate
+/// (`CanSupport`), for messages.
 pub fn in_tree_source(volume: &api::PersistentVolume) -> Option<&'static str> {
     let spec = volume.spec.as_ref()?;
     [

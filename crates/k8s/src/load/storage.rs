@@ -11,7 +11,7 @@ use spreadlab_engine::model::{BindingMode, PodVolume, VolumeAttachment, VolumeSo
 use super::{Failure, Loader, Place, object_name};
 use crate::convert::storage::{
     claim_template, convert_capacity, convert_claim, convert_class, convert_csi_node,
-    convert_volume, csi_node_migrated_plugins, in_tree_source, in_tree_warning,
+    convert_volume, csi_node_migrated_plugins, in_tree_source, in_tree_volume_warnings,
 };
 
 impl Loader<'_> {
@@ -36,19 +36,8 @@ impl Loader<'_> {
                 let object: core_api::PersistentVolume = self.typed(place, value)?;
                 let mut volume = convert_volume(&object).map_err(|e| place.convert_error(e))?;
                 volume.name = object_name(place, &object.metadata)?;
-                if let Some(source) = in_tree_source(&object) {
-                    let message = format!(
-                        "in-tree volume source `{source}`: on nodes where its CSI migration is on, VolumeBinding and VolumeZone check the translated volume's topology, which spreadlab does not translate; its node affinity is used as written (NodeVolumeLimits counts it translated)"
-                    );
-                    self.loaded
-                        .warnings
-                        .push(place.warning(Some("spec"), message));
-                }
-                if let Some(message) = volume
-                    .in_tree
-                    .as_ref()
-                    .and_then(|s| in_tree_warning(s, false))
-                {
+                let field = in_tree_source(&object).unwrap_or_default();
+                for message in in_tree_volume_warnings(&volume, field) {
                     self.loaded
                         .warnings
                         .push(place.warning(Some("spec"), message));

@@ -126,7 +126,7 @@ impl Loader<'_> {
             if let Some(message) = volume
                 .source
                 .in_tree()
-                .and_then(|s| crate::convert::storage::in_tree_warning(&s, true))
+                .and_then(|s| crate::convert::storage::in_tree_warning(&s))
             {
                 let path = format!("{path}[{index}]");
                 self.loaded

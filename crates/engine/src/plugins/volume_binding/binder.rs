@@ -12,6 +12,8 @@ use super::{
     ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT, ERR_REASON_NOT_ENOUGH_SPACE,
     ERR_REASON_PV_NOT_EXIST,
 };
+use crate::model::csi_translation::volume_binding_translates;
+use crate::model::storage::check_node_affinity;
 use crate::model::{
     ClaimRef, NOT_SUPPORTED_PROVISIONER, Node, NodeSelectorTerm, Operator, PersistentVolume,
     PersistentVolumeClaim, Quantity, Requirement, Storage, VolumePhase,
@@ -39,18 +41,25 @@ pub fn find_pod_volumes(
     let mut unbound_satisfied = true;
     let mut sufficient_storage = true;
     let mut bound_found = true;
-    // checkBoundClaims: the first missing volume or node affinity mismatch ends the check.
+    // checkBoundClaims: the first missing volume or node affinity mismatch ends the check; a
+    // volume is checked as tryTranslatePVToCSI makes it for the node, and a failed translation is
+    // FindPodVolumes' error.
+    let migrated_plugins = storage
+        .csi_migrated_plugins
+        .get(&node.name)
+        .map(Vec::as_slice);
     for claim in &state.bound {
-        match storage.volumes.get(&claim.volume_name) {
-            None => {
-                bound_found = false;
-                break;
-            }
-            Some(volume) if !volume.node_affinity_matches(&node.labels) => {
-                bound_satisfied = false;
-                break;
-            }
-            Some(_) => {}
+        let Some(volume) = storage.volumes.get(&claim.volume_name) else {
+            bound_found = false;
+            break;
+        };
+        let matches = match try_translate_pv_to_csi(volume, migrated_plugins)? {
+            None => volume.node_affinity_matches(&node.labels),
+            Some(translated) => check_node_affinity(translated.as_deref(), &node.labels),
+        };
+        if !matches {
+            bound_satisfied = false;
+            break;
         }
     }
     'unbound: {
@@ -113,6 +122,27 @@ pub fn find_pod_volumes(
         volumes = PodVolumes::default();
     }
     Ok((volumes, reasons))
+}
+
+/// `tryTranslatePVToCSI` (`binder.go`): for an in-tree volume whose plugin's migration is on and
+/// which the node's CSINode lists as migrated (`volume_binding_translates`), the translated
+/// volume's node affinity (`Some`), or the error FindPodVolumes returns; `None` when the volume is
+/// read as written.
+#[allow(clippy::type_complexity)]
+fn try_translate_pv_to_csi(
+    volume: &PersistentVolume,
+    migrated_plugins: Option<&[String]>,
+) -> Result<Option<Option<Vec<NodeSelectorTerm>>>, String> {
+    let Some(source) = &volume.in_tree else {
+        return Ok(None);
+    };
+    if !volume_binding_translates(migrated_plugins, source.plugin_name()) {
+        return Ok(None);
+    }
+    source
+        .translate_pv_node_affinity(&volume.labels, volume.node_affinity.as_deref())
+        .map(Some)
+        .map_err(|e| format!("could not translate pv: {e}"))
 }
 
 /// `checkVolumeProvisions`: every claim's class must have a provisioner that may create a volume
