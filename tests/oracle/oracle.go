@@ -422,18 +422,23 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 		return nil
 	}
 
-	// A nominated node is tried first; if it passes it is the only feasible node.
+	// A nominated node is tried first; if it passes it is the only feasible node. An error there
+	// is only logged by findNodesThatFitPod ("Evaluation failed on nominated node"): the node
+	// keeps no status and the pass below goes on (and meets the error again on that node).
 	nominatedFailed := false
 	if nnn := pod.Status.NominatedNodeName; nnn != "" {
 		if ni, err := o.snapshot.Get(nnn); err == nil {
 			if err := filter(ni); err != nil {
-				a.err = err
-				return a
+				if nominatedOnly {
+					a.err = err
+					return a
+				}
+			} else {
+				if len(a.feasible) == 1 || nominatedOnly {
+					return o.finish(ctx, a, pod)
+				}
+				nominatedFailed = true
 			}
-			if len(a.feasible) == 1 || nominatedOnly {
-				return o.finish(ctx, a, pod)
-			}
-			nominatedFailed = true
 		} else if nominatedOnly {
 			a.err = fmt.Errorf("nominated node %q not found", nnn)
 			return a
@@ -465,9 +470,21 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 	limit := o.numFeasibleNodesToFind(len(nodes))
 	processed := 0
 	walked := sets.New[string]()
+	// processedNodes is len(feasibleNodes) + NodeToStatus.Len(): a nominated node that failed
+	// keeps its status there even when this pass did not reach it. nextStartNodeIndex moves on
+	// by it "regardless of whether an error has occurred" (findNodesThatFitPod).
+	advance := func() {
+		if nominatedFailed && !walked.Has(pod.Status.NominatedNodeName) {
+			processed++
+		}
+		if len(allNodes) > 0 {
+			o.nextStart = (o.nextStart + processed) % len(allNodes)
+		}
+	}
 	for i := range nodes {
 		ni := nodes[(o.nextStart+i)%len(nodes)]
 		if err := filter(ni); err != nil {
+			advance()
 			a.err = err
 			return a
 		}
@@ -481,14 +498,7 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 		walked.Insert(ni.Node().Name)
 		processed++
 	}
-	// processedNodes is len(feasibleNodes) + NodeToStatus.Len(): a nominated node that failed
-	// keeps its status there even when this pass did not reach it.
-	if nominatedFailed && !walked.Has(pod.Status.NominatedNodeName) {
-		processed++
-	}
-	if len(allNodes) > 0 {
-		o.nextStart = (o.nextStart + processed) % len(allNodes)
-	}
+	advance()
 	a.processed = processed
 	return o.finish(ctx, a, pod)
 }
@@ -639,6 +649,12 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 		res.fill(o, a)
 	}
 	if a.err != nil {
+		// schedulingCycle: an error that is not a FitError fails the cycle with
+		// clearNominatedNode (reason SchedulerError), without PostFilter.
+		clear := &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""}
+		if err := o.handleFailure(ctx, pod, a.err.Error(), clear); err != nil {
+			return fail(fmt.Errorf("%v; then handling the failure: %w", a.err, err))
+		}
 		return fail(a.err)
 	}
 	if o.crossCheckOn {

@@ -92,8 +92,11 @@ pub struct PodReport<'a> {
     pub node: Option<&'a str>,
     /// Every top-scored node (the real scheduler may pick any).
     pub tied_nodes: &'a [String],
-    /// The FitError message when Pending.
+    /// The FitError message when Pending (the cycle's error when `schedulerError`).
     pub message: Option<&'a str>,
+    /// The cycle failed with a plugin's error, not a FitError (condition reason
+    /// `SchedulerError`): no preemption was tried, and the real scheduler retries after a backoff.
+    pub scheduler_error: bool,
     /// Feasible nodes kept (at most `numFeasibleNodesToFind`).
     pub feasible_nodes: usize,
     /// Nodes the Filter pass processed before it stopped.
@@ -121,6 +124,7 @@ pub fn pod_view(decision: &PodDecision, workload: Option<String>) -> PodReport<'
         node: decision.node.as_deref(),
         tied_nodes: &decision.tied_nodes,
         message: decision.message.as_deref(),
+        scheduler_error: decision.scheduler_error,
         feasible_nodes: decision.feasible_nodes,
         evaluated_nodes: decision.evaluated_nodes,
         sampled: decision.sampled,

@@ -185,6 +185,12 @@ fn render_pending(out: &mut String, pod: &PodReport) {
     if let Some(message) = &pod.message {
         let _ = writeln!(out, "  {message}");
     }
+    if pod.scheduler_error {
+        let _ = writeln!(
+            out,
+            "  (SchedulerError: the cycle stopped at a plugin's error; no preemption was tried, and the scheduler retries the pod after a backoff)"
+        );
+    }
     let Some(explanation) = &pod.explanation else {
         return;
     };

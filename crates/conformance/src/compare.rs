@@ -207,10 +207,28 @@ pub fn compare(
             );
             continue;
         }
-        for field in ["error", "crossCheck"] {
-            if let Some(value) = oracle.get(field) {
-                mismatch(field, "absent".into(), value.to_string());
-            }
+        if let Some(value) = oracle.get("crossCheck") {
+            mismatch("crossCheck", "absent".into(), value.to_string());
+        }
+        // A cycle that failed with an error (a plugin's `Error` status): the error text, and
+        // that the pod stays Pending; the oracle records no message, and which nodes were
+        // filtered before the error stopped the pass is not compared.
+        let ours_error = decision
+            .scheduler_error
+            .then(|| decision.message.clone())
+            .flatten();
+        mismatch(
+            "error",
+            format!("{ours_error:?}"),
+            format!("{:?}", opt_str(&oracle["error"])),
+        );
+        if decision.scheduler_error || oracle.get("error").is_some() {
+            mismatch(
+                "node",
+                format!("{:?}", decision.node),
+                format!("{:?}", opt_str(&oracle["node"])),
+            );
+            continue;
         }
         // Node: the oracle binds the first top-scored node in node input order, as spreadlab does.
         mismatch(

@@ -315,6 +315,14 @@ pub struct ClassVerdicts {
 }
 
 impl ClassVerdicts {
+    /// Whether a class's nodes failed with status `Error` (the cycle fails).
+    pub fn has_error(&self) -> bool {
+        self.verdicts
+            .iter()
+            .flatten()
+            .any(|status| status.code == Code::Error)
+    }
+
     /// The verdict of the nodes of class `class`, if one of them was evaluated.
     pub fn of(&self, class: u32) -> Option<&Option<Status>> {
         match self.slot[class as usize] {

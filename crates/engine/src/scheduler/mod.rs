@@ -2,14 +2,15 @@
 //! Mirrors kubernetes v1.35 `pkg/scheduler/schedule_one.go` (`schedulePod`, `findNodesThatFitPod`,
 //! `prioritizeNodes`, `selectHost`) and the PostFilter step of `schedulingCycle`.
 //!
-//! Where kube-scheduler is nondeterministic the engine is not: every node is evaluated (the real
-//! scheduler samples when there are 100 nodes or more; the report says so), and among nodes with the
-//! top score the first in node input order is chosen (the real one picks any; the report lists them).
+//! Where kube-scheduler is nondeterministic the engine is not: node sampling walks the node tree
+//! as one worker would (the report says when sampling decided), and among nodes with the top score
+//! the first in node input order is chosen (the real one picks any; the report lists them).
 
 //!
-//! Files: `schedule_one.rs` (the cycle), `types.rs` (options and decisions), `explain.rs`
-//! (explanations), `tie.rs` (tie handling).
+//! Files: `schedule_one.rs` (the cycle), `cycle_error.rs` (cycles that fail with an error),
+//! `types.rs` (options and decisions), `explain.rs` (explanations), `tie.rs` (tie handling).
 
+mod cycle_error;
 mod explain;
 mod schedule_one;
 #[cfg(feature = "serde")]

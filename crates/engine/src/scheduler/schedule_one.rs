@@ -173,6 +173,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         tied_nodes: Vec::new(),
         tied_count: 0,
         message: None,
+        scheduler_error: false,
         feasible_nodes: 0,
         real_scheduler_samples: (n_nodes >= 100)
             .then(|| profile.num_feasible_nodes_to_find(n_nodes)),
@@ -201,8 +202,11 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     let mut nominated_failure: Option<(usize, Status)> = None;
     // The nodes the Filter pass processed when it stopped early (node sampling).
     let mut sampled: Option<Vec<usize>> = None;
-    let pre_filter_rejected =
-        pre_filter.status.code.is_rejected() || pre_filter.status.code == Code::Error;
+    if pre_filter.status.code == Code::Error {
+        // `findNodesThatFitPod` returns a PreFilter error before any Filter runs.
+        return cycle_error::fail(decision, cycle_error::pre_filter(&pre_filter.status));
+    }
+    let pre_filter_rejected = pre_filter.status.code.is_rejected();
     if pre_filter_rejected {
         let status = pre_filter.status.clone();
         diagnosis.pre_filter_msg = Some(status.message());
@@ -229,7 +233,11 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 }
                 return decision;
             }
-            nominated_failure = Some((node, status));
+            // An error there is only logged (`Evaluation failed on nominated node`): the node
+            // keeps no status, and the pass below meets the same error on it.
+            if status.code != Code::Error {
+                nominated_failure = Some((node, status));
+            }
         }
         // Per node, whether the PreFilter result keeps it (`None`: every node).
         let in_pass: Option<Vec<bool>> = pre_filter.node_names.as_ref().map(|names| {
@@ -320,7 +328,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             }
         }
         if let Some(verdicts) = &class_verdicts
-            && (feasible.is_empty() || options.detail != Detail::None)
+            && (feasible.is_empty() || options.detail != Detail::None || verdicts.has_error())
         {
             let class_of = runtime::node_classes(snapshot);
             // Every node gets its class's verdict (nominated nodes keep their own).
@@ -351,6 +359,11 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             .as_ref()
             .map_or(n_nodes, |set| set.iter().filter(|&&kept| kept).count());
         let limit = profile.num_feasible_nodes_to_find(pass_len);
+        let nominated_failed = nominated_failure.as_ref().map(|(node, _)| *node);
+        let failed = cycle_error::filter(snapshot, &statuses, &in_result, limit, nominated_failed);
+        if let Some(error) = failed {
+            return cycle_error::fail(decision, error);
+        }
         let mut processed = pass_len;
         if feasible.len() > limit {
             let mut is_feasible = alloc::vec![false; n_nodes];
@@ -506,10 +519,13 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 let totals = outcome.totals.clone();
                 (outcome, totals)
             };
-        if let Some(error) = outcome.plugins.iter().find_map(|p| p.error.clone()) {
-            // A PreScore error fails the cycle (SchedulerError); the pod stays Pending.
-            decision.message = Some(error);
-            return decision;
+        if let Some((plugin, error)) = outcome
+            .plugins
+            .iter()
+            .find_map(|p| p.error.as_ref().map(|e| (p.plugin, e)))
+        {
+            // A PreScore error fails the cycle; the pod stays Pending.
+            return cycle_error::fail(decision, cycle_error::pre_score(plugin, error));
         }
         let best = totals.iter().copied().max().unwrap_or(0);
         let tied = feasible

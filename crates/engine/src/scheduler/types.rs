@@ -218,7 +218,15 @@ pub struct PodDecision {
     pub tied_count: usize,
     /// The FitError message of the pod's first scheduling cycle when it did not place the pod:
     /// the pod is Pending, or it was placed after preempting (the FailedScheduling event's text).
+    /// When [`PodDecision::scheduler_error`] is set, the cycle's error instead.
     pub message: Option<String>,
+    /// The cycle failed with an error, not a FitError (`schedulingCycle`, schedule_one.go): a
+    /// plugin returned an `Error` status (`running "NodeVolumeLimits" filter plugin: ...`); the
+    /// pod stays Pending with condition reason `SchedulerError` and `message` as its text,
+    /// PostFilter (preemption) does not run, the pod's nomination is cleared
+    /// (`clearNominatedNode`), and the real scheduler retries it after a backoff (with the same
+    /// error while the cluster is unchanged).
+    pub scheduler_error: bool,
     /// Feasible nodes found (and kept: at most `numFeasibleNodesToFind`).
     pub feasible_nodes: usize,
     /// Nodes the Filter pass processed (`EvaluatedNodes`: the feasible ones kept and the
