@@ -164,6 +164,18 @@ func TestBatch(t *testing.T) {
 	}
 }
 
+// readTable decodes a ported upstream table (tests/upstream/<plugin>/<Test>.yaml) into fx.
+func readTable(t *testing.T, file string, fx any) {
+	t.Helper()
+	data, err := yaml.YAMLToJSON(mustRead(t, file))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if err := json.Unmarshal(data, fx); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+}
+
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -395,13 +407,7 @@ func TestUpstreamFixtures(t *testing.T) {
 			Plugin string           `json:"plugin"`
 			Cases  []map[string]any `json:"cases"`
 		}
-		data, err := yaml.YAMLToJSON(mustRead(t, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatal(err)
-		}
+		readTable(t, file, &fx)
 		if filepath.Base(filepath.Dir(file)) == "defaultpreemption" {
 			continue // preemption tables: TestPreemptionTables
 		}

@@ -46,7 +46,6 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
-	"sigs.k8s.io/yaml"
 )
 
 type preemptionCase struct {
@@ -92,13 +91,7 @@ func TestPreemptionTables(t *testing.T) {
 		var fx struct {
 			Cases []preemptionCase `json:"cases"`
 		}
-		data, err := yaml.YAMLToJSON(mustRead(t, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+		readTable(t, file, &fx)
 		for _, c := range fx.Cases {
 			// A KNOWN MISMATCH is the engine's: the real plugin must still do what the table says.
 			if c.Skip != "" && !strings.HasPrefix(c.Skip, "KNOWN MISMATCH") {

@@ -23,7 +23,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
-	"sigs.k8s.io/yaml"
 )
 
 // counts is a count map as the tables write it: topology key, value, count.
@@ -174,13 +173,7 @@ func TestUpstreamStateSteps(t *testing.T) {
 			Plugin string           `json:"plugin"`
 			Cases  []map[string]any `json:"cases"`
 		}
-		data, err := yaml.YAMLToJSON(mustRead(t, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatal(err)
-		}
+		readTable(t, file, &fx)
 		for i, c := range fx.Cases {
 			steps, _ := c["steps"].([]any)
 			if len(steps) == 0 {
