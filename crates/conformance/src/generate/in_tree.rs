@@ -24,6 +24,7 @@
 use serde_json::{Value, json};
 
 use super::Rng;
+use super::storage::add_volume;
 
 /// Inline volume IDs: `vol-a` and `aws://us-east-1a/vol-a` are one disk once translated.
 const IDS: [&str; 4] = ["vol-a", "vol-b", "aws://us-east-1a/vol-a", "vol-c"];
@@ -235,17 +236,5 @@ pub(super) fn add_bound_in_tree(seed: u64, objects: &mut Vec<Value>, schedule: &
                 add_volume(&mut schedule[other], volume);
             }
         }
-    }
-}
-
-/// Adds `volume` to the pod unless it has a volume of that name.
-fn add_volume(pod: &mut Value, volume: Value) {
-    let volumes = &mut pod["spec"]["volumes"];
-    if !volumes.is_array() {
-        *volumes = json!([]);
-    }
-    let list = volumes.as_array_mut().expect("an array");
-    if !list.iter().any(|v| v["name"] == volume["name"]) {
-        list.push(volume);
     }
 }

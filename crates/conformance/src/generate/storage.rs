@@ -391,7 +391,7 @@ pub(super) fn add_ephemeral(seed: u64, objects: &mut Vec<Value>, schedule: &mut 
 }
 
 /// Adds a volume to a pod (a volume of the same name is not added twice).
-fn add_volume(pod: &mut Value, volume: Value) {
+pub(super) fn add_volume(pod: &mut Value, volume: Value) {
     let volumes = &mut pod["spec"]["volumes"];
     if !volumes.is_array() {
         *volumes = json!([]);

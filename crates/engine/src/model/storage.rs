@@ -96,6 +96,12 @@ pub struct PersistentVolumeClaim {
 }
 
 impl PersistentVolumeClaim {
+    /// `ephemeral.VolumeIsForPod` (component-helpers `storage/ephemeral`): the claim is in the
+    /// pod's namespace and its controller owner is the pod (`IsControlledBy` compares UIDs).
+    pub fn is_for_pod(&self, pod: &super::Pod) -> bool {
+        self.namespace == pod.namespace && self.controller_uid.as_deref() == Some(pod.uid.as_str())
+    }
+
     /// `namespace/name`.
     pub fn key(&self) -> (String, String) {
         (self.namespace.clone(), self.name.clone())

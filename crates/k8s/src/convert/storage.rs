@@ -221,8 +221,14 @@ pub fn convert_volume(volume: &api::PersistentVolume) -> Result<PersistentVolume
     })
 }
 
-/// The API server's default `kind` of an `azureDisk` source (`SetDefaults_AzureDiskVolumeSource`).
-const AZURE_DISK_DEFAULT_KIND: &str = "Shared";
+/// An `azureDisk` source (a PersistentVolume's or a pod's inline one), its `kind` defaulted as
+/// the API server does (`SetDefaults_AzureDiskVolumeSource`: `Shared`).
+fn azure_disk(disk: &api::AzureDiskVolumeSource) -> InTreeSource {
+    InTreeSource::AzureDisk {
+        disk_uri: disk.disk_uri.clone(),
+        kind: disk.kind.clone().unwrap_or_else(|| "Shared".to_owned()),
+    }
+}
 
 /// A PersistentVolume's in-tree source csi-translation-lib can translate (`CanSupport`).
 fn volume_in_tree(spec: &api::PersistentVolumeSpec) -> Option<InTreeSource> {
@@ -235,13 +241,7 @@ fn volume_in_tree(spec: &api::PersistentVolumeSpec) -> Option<InTreeSource> {
             pd_name: disk.pd_name.clone(),
         })
     } else if let Some(disk) = &spec.azure_disk {
-        Some(InTreeSource::AzureDisk {
-            disk_uri: disk.disk_uri.clone(),
-            kind: disk
-                .kind
-                .clone()
-                .unwrap_or_else(|| AZURE_DISK_DEFAULT_KIND.to_owned()),
-        })
+        Some(azure_disk(disk))
     } else if let Some(disk) = &spec.cinder {
         Some(InTreeSource::Cinder {
             volume_id: disk.volume_id.clone(),
@@ -484,13 +484,7 @@ pub fn convert_volumes(volumes: Option<&Vec<api::Volume>>) -> Result<Vec<PodVolu
                 read_only: disk.read_only.unwrap_or(false),
             }
         } else if let Some(disk) = &volume.azure_disk {
-            VolumeSource::InTree(InTreeSource::AzureDisk {
-                disk_uri: disk.disk_uri.clone(),
-                kind: disk
-                    .kind
-                    .clone()
-                    .unwrap_or_else(|| AZURE_DISK_DEFAULT_KIND.to_owned()),
-            })
+            VolumeSource::InTree(azure_disk(disk))
         } else if let Some(disk) = &volume.cinder {
             VolumeSource::InTree(InTreeSource::Cinder {
                 volume_id: disk.volume_id.clone(),

@@ -130,11 +130,7 @@ fn attachable(
         // Filter turns it into an Error status, for the new pod and for a pod on the node alike.
         // A claim the simulation makes from the template (`Cow::Owned`) is the controller's own.
         let ephemeral = matches!(&volume.source, VolumeSource::Template(t) if t.ephemeral);
-        if ephemeral
-            && matches!(claim, Cow::Borrowed(_))
-            && (claim.namespace != pod.namespace
-                || claim.controller_uid.as_deref() != Some(pod.uid.as_str()))
-        {
+        if ephemeral && matches!(claim, Cow::Borrowed(_)) && !claim.is_for_pod(pod) {
             return Err(ReadError::Other(format!(
                 "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
                 claim.namespace, claim.name, pod.namespace, pod.name

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::ERR_UNBOUND_IMMEDIATE;
 use super::binder::find_pod_volumes;
 use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
-use crate::model::{PersistentVolumeClaim, Pod, VolumeSource};
+use crate::model::{PersistentVolumeClaim, VolumeSource};
 
 /// The pod's claims, sorted as `GetPodVolumeClaims` sorts them.
 #[derive(Clone, Debug, Default)]
@@ -66,7 +66,7 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
             // `ephemeral.VolumeIsForPod` (component-helpers `storage/ephemeral`): a stored claim
             // of a generic ephemeral volume must be controlled by this pod (`IsControlledBy`
             // compares the controller owner's UID with the pod's).
-            Cow::Borrowed(stored) if ephemeral && !is_for_pod(stored, p) => {
+            Cow::Borrowed(stored) if ephemeral && !stored.is_for_pod(p) => {
                 return rejected(format!(
                     "PVC {}/{} was not created for pod {}/{} (pod is not owner)",
                     stored.namespace, stored.name, p.namespace, p.name
@@ -125,11 +125,6 @@ pub fn filter(state: &PreFilterState, snapshot: &Snapshot, node: &NodeInfo) -> S
             reasons.into_iter().map(String::from).collect(),
         ),
     }
-}
-
-/// `VolumeIsForPod`: the claim is in the pod's namespace and its controller owner is the pod.
-fn is_for_pod(claim: &PersistentVolumeClaim, pod: &Pod) -> bool {
-    claim.namespace == pod.namespace && claim.controller_uid.as_deref() == Some(pod.uid.as_str())
 }
 
 /// Whether Filter tells alike nodes apart: a volume's node affinity may name a host, and a claim
