@@ -24,3 +24,74 @@ impl Analysis {
 pub fn analyse(text: &str) -> Analysis {
     analyse_for(text, KubeVersion::DEFAULT)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::examples;
+
+    /// The two examples whose answer changes with the release: for each release, the pods the
+    /// playground places and leaves Pending are those of that release's real scheduler
+    /// (`tests/scenarios/<id>/expected*.jsonl`).
+    #[test]
+    fn version_examples_follow_each_release_recording() {
+        let recordings: [(&str, [&str; 4]); 2] = [
+            (
+                "version-node-declared-features",
+                [
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected-1.34.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected-1.36.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected-1.37.jsonl"
+                    ),
+                ],
+            ),
+            (
+                "version-namespace-selector-notin",
+                [
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected-1.34.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected-1.36.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected-1.37.jsonl"
+                    ),
+                ],
+            ),
+        ];
+        for (id, per_release) in recordings {
+            let text = examples::by_id(id).expect("example").text();
+            for (version, recording) in KubeVersion::ALL.into_iter().zip(per_release) {
+                let analysis = analyse_for(&text, version);
+                let placed: Vec<Option<String>> = analysis
+                    .decisions()
+                    .iter()
+                    .map(|d| d.node.clone())
+                    .collect();
+                let recorded: Vec<Option<String>> = recording
+                    .lines()
+                    .map(|line| {
+                        // The oracle's line: `"node":"<name>"` or `"node":null`.
+                        let value = &line[line.find("\"node\":").expect("a node field") + 7..];
+                        value
+                            .strip_prefix('"')
+                            .map(|rest| rest[..rest.find('"').expect("a string")].to_string())
+                    })
+                    .collect();
+                assert_eq!(placed, recorded, "{id} on Kubernetes {version}");
+            }
+        }
+    }
+}
