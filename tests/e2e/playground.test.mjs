@@ -4,7 +4,7 @@
 // from upstream semantics stated in the fixtures' comments; screenshots go to ARTIFACTS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
@@ -211,6 +211,31 @@ test('the link format is plain raw deflate + base64url, and a hash change loads 
   await settled(page);
   assert.equal(await page.inputValue('#input'), text);
   assert.equal(await page.locator('[data-zone="z9"] [data-node="from-zlib"]').count(), 1);
+});
+
+test('the kube-scheduler release selector changes the answer, and a share link carries it', async () => {
+  // tests/scenarios/version-namespace-selector-notin: the real schedulers leave the replica
+  // Pending up to 1.36 (expected.jsonl, expected-1.36.jsonl) and place it in 1.37
+  // (expected-1.37.jsonl).
+  const dir = new globalThis.URL('../scenarios/version-namespace-selector-notin/', import.meta.url).pathname;
+  const text = readFileSync(dir + 'cluster.yaml', 'utf8') + '---\n' + readFileSync(dir + 'workload.yaml', 'utf8');
+  const page = await open('#s=' + deflateRawSync(Buffer.from(text)).toString('base64url'));
+  assert.equal(await page.inputValue('#kubernetes-version'), '1.35');
+  assert.match(await page.textContent('#summary'), /0 pods placed · 1 Pending/);
+  await page.selectOption('#kubernetes-version', '1.37');
+  await page.waitForFunction(() => /1 pods placed · 0 Pending/.test(document.querySelector('#summary').textContent));
+  await page.selectOption('#kubernetes-version', '1.36');
+  await page.waitForFunction(() => /0 pods placed · 1 Pending/.test(document.querySelector('#summary').textContent));
+  await page.selectOption('#kubernetes-version', '1.37');
+  await page.waitForFunction(() => /1 pods placed · 0 Pending/.test(document.querySelector('#summary').textContent));
+  await page.click('#share');
+  const link = await page.inputValue('#share-url');
+  assert.ok(link.endsWith('&v=1.37'), link);
+  const fresh = await open(link.slice(link.indexOf('#')));
+  assert.equal(await fresh.inputValue('#kubernetes-version'), '1.37');
+  assert.match(await fresh.textContent('#summary'), /1 pods placed · 0 Pending/);
+  await shot(fresh, 'kubernetes-version-1.37');
+  assert.deepEqual([...page.errors, ...fresh.errors], []);
 });
 
 test('the text survives a reload', async () => {

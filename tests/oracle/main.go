@@ -54,7 +54,7 @@ func main() {
 	var op options
 	verbosity := flag.String("v", "0", "klog verbosity of the scheduler code (logs go to stderr)")
 	flag.BoolVar(&op.noDefaults, "no-api-defaults", false, "do not apply kube-apiserver defaulting and Priority admission to the input objects")
-	featureGates := flag.String("feature-gates", "", "feature gates to change from their v1.35 defaults, e.g. OpportunisticBatching=false")
+	featureGates := flag.String("feature-gates", "", "feature gates to change from the release's defaults, e.g. OpportunisticBatching=false")
 	flag.BoolVar(&op.dumpProfile, "dump-profile", false, "print the expanded profile (plugins per extension point) and the relevant feature gates to stderr")
 	flag.BoolVar(&op.crossCheck, "cross-check", true, "also run the scheduler's own SchedulePod on each pod and report disagreements in \"crossCheck\"")
 	flag.DurationVar(&op.timeout, "timeout", 60*time.Second, "timeout per scenario (0: none)")
@@ -64,12 +64,17 @@ func main() {
 	flag.BoolVar(&op.viaSchedulePod, "time-schedulepod", false, "with -time: let the scheduler's own SchedulePod (parallel filtering and scoring) pick the nodes instead of the oracle's step-by-step cycle")
 	fieldManaged := flag.Bool("field-managed-client", false, "use fake.NewClientset (field-managed object tracker, much slower API writes) instead of fake.NewSimpleClientset")
 	cpuProfile := flag.String("cpuprofile", "", "write a Go CPU profile to this file")
+	printVersion := flag.Bool("version", false, "print the k8s.io/kubernetes release this oracle runs (e.g. v1.35.4) and exit")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: %s [flags] <scenario.yaml|scenario.json|->\n"+
 			"       %s -batch [flags] [scenarios.jsonl|-]\n", os.Args[0], os.Args[0])
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *printVersion {
+		fmt.Println(kubeRelease)
+		return
+	}
 	_ = klogFlags.Set("v", *verbosity)
 	_ = klogFlags.Set("logtostderr", "true")
 	if (*batch && flag.NArg() > 1) || (!*batch && flag.NArg() != 1) {

@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -211,8 +210,8 @@ func newOracle(ctx context.Context, e *env, sc *scenario) (*oracle, error) {
 		return true, w, nil
 	})
 
-	o.factory = scheduler.NewInformerFactory(o.client, 0)
-	recorderFactory := func(string) events.EventRecorder { return &events.FakeRecorder{} } // nil channel: events are dropped
+	o.factory = newInformerFactory(o.client)
+	recorderFactory := newRecorderFactory()
 	var err error
 	o.sched, err = scheduler.New(ctx, o.client, o.factory, nil, recorderFactory,
 		scheduler.WithProfiles(prof),
@@ -336,6 +335,13 @@ type result struct {
 
 func strp(s string) *string { return &s }
 
+// numNodes is the snapshot's node count (Snapshot.NumNodes in v1.35, NumNodesInPlacement later;
+// both len(nodeInfoList) for a pod outside a pod group).
+func numNodes(s *internalcache.Snapshot) int {
+	nodes, _ := s.NodeInfos().List()
+	return len(nodes)
+}
+
 // ---- one scheduling attempt (schedulePod + findNodesThatFitPod + prioritizeNodes) ----
 
 type attempt struct {
@@ -345,8 +351,8 @@ type attempt struct {
 	evaluated []string // nodes whose filters ran and whose verdict the pass recorded
 	narrowed  bool     // a PreFilterResult narrowed the candidate nodes
 	feasible  []fwk.NodeInfo
-	processed int                    // nodes the main Filter pass processed
-	scores    []fwk.NodePluginScores // nil when scoring did not run
+	processed int                  // nodes the main Filter pass processed
+	scores    []fwNodePluginScores // nil when scoring did not run
 	topNodes  []string
 	chosen    string
 	fitErr    *framework.FitError
@@ -382,7 +388,7 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 		a.err = err
 		return a
 	}
-	if o.snapshot.NumNodes() == 0 {
+	if numNodes(o.snapshot) == 0 {
 		a.err = scheduler.ErrNoNodesAvailable
 		return a
 	}
@@ -403,7 +409,7 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 		a.diagnosis.NodeToStatus.SetAbsentNodesStatus(s)
 		a.diagnosis.PreFilterMsg = s.Message()
 		a.diagnosis.AddPluginStatus(s)
-		a.fitErr = &framework.FitError{Pod: pod, NumAllNodes: o.snapshot.NumNodes(), Diagnosis: a.diagnosis}
+		a.fitErr = &framework.FitError{Pod: pod, NumAllNodes: numNodes(o.snapshot), Diagnosis: a.diagnosis}
 		return a
 	}
 
@@ -506,17 +512,17 @@ func (o *oracle) run(ctx context.Context, pod *v1.Pod, nominatedOnly bool) *atte
 func (o *oracle) finish(ctx context.Context, a *attempt, pod *v1.Pod) *attempt {
 	switch len(a.feasible) {
 	case 0:
-		a.fitErr = &framework.FitError{Pod: pod, NumAllNodes: o.snapshot.NumNodes(), Diagnosis: a.diagnosis}
+		a.fitErr = &framework.FitError{Pod: pod, NumAllNodes: numNodes(o.snapshot), Diagnosis: a.diagnosis}
 		return a
 	case 1:
 		a.chosen = a.feasible[0].Node().Name
 		a.topNodes = []string{a.chosen}
 		return a
 	}
-	var scores []fwk.NodePluginScores
+	var scores []fwNodePluginScores
 	if !o.fw.HasScorePlugins() {
 		for _, ni := range a.feasible {
-			scores = append(scores, fwk.NodePluginScores{Name: ni.Node().Name, TotalScore: 1})
+			scores = append(scores, fwNodePluginScores{Name: ni.Node().Name, TotalScore: 1})
 		}
 	} else {
 		if st := o.fw.RunPreScorePlugins(ctx, a.state, pod, a.feasible); !st.IsSuccess() {
@@ -614,8 +620,7 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 	// of 20). The queue's Add holds its lock until the handler is done, so seeing the pod in the
 	// queue means the handler ran.
 	if err := poll(ctx, func() bool {
-		_, ok := o.sched.SchedulingQueue.GetPod(key.Name, key.Namespace)
-		return ok
+		return queueHas(o.sched.SchedulingQueue, key.Name, key.Namespace)
 	}); err != nil {
 		return fail(fmt.Errorf("waiting for pod %s in the scheduling queue: %w", key, err))
 	}
@@ -635,7 +640,11 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 		state := framework.NewCycleState()
 		state.SetRecordPluginMetrics(false)
 		state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
-		if r, err := o.sched.SchedulePod(ctx, o.fw, state, pod); err == nil {
+		// scheduleOne updates the snapshot before the cycle (SchedulePod itself did up to v1.35).
+		if err := o.sched.Cache.UpdateSnapshot(o.logger, o.snapshot); err != nil {
+			return fail(err)
+		}
+		if r, err := schedulePod(ctx, o.sched, o.fw, state, pod); err == nil {
 			if err := o.bind(ctx, pod, &attempt{state: state, chosen: r.SuggestedHost}); err != nil {
 				return fail(err)
 			}
@@ -651,7 +660,7 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 	if a.err != nil {
 		// schedulingCycle: an error that is not a FitError fails the cycle with
 		// clearNominatedNode (reason SchedulerError), without PostFilter.
-		clear := &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""}
+		clear := &fwNominatingInfo{NominatingMode: fwModeOverride, NominatedNodeName: ""}
 		if err := o.handleFailure(ctx, pod, a.err.Error(), clear); err != nil {
 			return fail(fmt.Errorf("%v; then handling the failure: %w", a.err, err))
 		}
@@ -663,10 +672,11 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 
 	if a.fitErr != nil {
 		// schedulingCycle: run PostFilter with the same cycle state and append its message.
-		var nominatingInfo *fwk.NominatingInfo
+		var nominatingInfo *fwNominatingInfo
 		o.mu.Lock()
 		o.deleted = nil
 		o.mu.Unlock()
+		waitPreemptionGoroutine := preemptionGoroutineWaiter()
 		if o.fw.HasPostFilterPlugins() {
 			r, st := o.fw.RunPostFilterPlugins(ctx, a.state, pod, a.fitErr.Diagnosis.NodeToStatus)
 			a.fitErr.Diagnosis.PostFilterMsg = st.Message()
@@ -681,12 +691,12 @@ func (o *oracle) schedule(ctx context.Context, in *v1.Pod) *result {
 		if err := o.handleFailure(ctx, pod, msg, nominatingInfo); err != nil {
 			return fail(err)
 		}
-		if nominatingInfo == nil || nominatingInfo.Mode() != fwk.ModeOverride || nominatingInfo.NominatedNodeName == "" {
+		if nominatingInfo == nil || nominatingInfo.Mode() != fwModeOverride || nominatingInfo.NominatedNodeName == "" {
 			return res
 		}
 		nnn := nominatingInfo.NominatedNodeName
 		res.NominatedNode = &nnn
-		victims, err := o.waitPreemption(ctx, pod)
+		victims, err := o.waitPreemption(ctx, pod, waitPreemptionGoroutine)
 		res.Victims = victims
 		if err != nil {
 			return fail(err)
@@ -751,7 +761,7 @@ func (o *oracle) crossCheck(ctx context.Context, pod *v1.Pod, a *attempt) string
 	state := framework.NewCycleState()
 	state.SetRecordPluginMetrics(false)
 	state.Write(framework.PodsToActivateKey, framework.NewPodsToActivate())
-	r, err := o.sched.SchedulePod(ctx, o.fw, state, pod)
+	r, err := schedulePod(ctx, o.sched, o.fw, state, pod)
 	var fe *framework.FitError
 	switch {
 	case errors.As(err, &fe):
@@ -825,8 +835,7 @@ func (o *oracle) createWaiting(ctx context.Context, pods []*v1.Pod) error {
 			continue
 		}
 		if err := poll(ctx, func() bool {
-			_, ok := o.sched.SchedulingQueue.GetPod(p.Name, p.Namespace)
-			return ok
+			return queueHas(o.sched.SchedulingQueue, p.Name, p.Namespace)
 		}); err != nil {
 			return fmt.Errorf("waiting for pod %s/%s in the scheduling queue: %w", p.Namespace, p.Name, err)
 		}
@@ -835,7 +844,7 @@ func (o *oracle) createWaiting(ctx context.Context, pods []*v1.Pod) error {
 }
 
 // handleFailure does what handleSchedulingFailure does with the API and the nominator.
-func (o *oracle) handleFailure(ctx context.Context, pod *v1.Pod, msg string, ni *fwk.NominatingInfo) error {
+func (o *oracle) handleFailure(ctx context.Context, pod *v1.Pod, msg string, ni *fwNominatingInfo) error {
 	podInfo, _ := framework.NewPodInfo(pod)
 	o.sched.SchedulingQueue.AddNominatedPod(o.logger, podInfo, ni)
 	cur, err := o.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
@@ -844,7 +853,7 @@ func (o *oracle) handleFailure(ctx context.Context, pod *v1.Pod, msg string, ni 
 	}
 	cur = cur.DeepCopy()
 	setCondition(&cur.Status, v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: msg, LastTransitionTime: metav1.Now()})
-	if ni.Mode() == fwk.ModeOverride {
+	if ni.Mode() == fwModeOverride {
 		cur.Status.NominatedNodeName = ni.NominatedNodeName
 	}
 	if _, err := o.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
@@ -869,8 +878,10 @@ func podScheduledFalse(p *v1.Pod) bool {
 // waitPreemption waits for the (asynchronous) preemption started by PostFilter
 // to finish, the way the queue does (DefaultPreemption's PreEnqueue), then
 // until the scheduler cache no longer holds the victims. It returns the victims.
-func (o *oracle) waitPreemption(ctx context.Context, pod *v1.Pod) ([]string, error) {
-	var dp fwk.PreEnqueuePlugin
+// waitGoroutine (see preemptionGoroutineWaiter) waits for what PreEnqueue does not
+// cover in the release.
+func (o *oracle) waitPreemption(ctx context.Context, pod *v1.Pod, waitGoroutine func(context.Context) error) ([]string, error) {
+	var dp fwPreEnqueuePlugin
 	for _, pl := range o.fw.PreEnqueuePlugins() {
 		if pl.Name() == names.DefaultPreemption {
 			dp = pl
@@ -880,6 +891,9 @@ func (o *oracle) waitPreemption(ctx context.Context, pod *v1.Pod) ([]string, err
 		if err := poll(ctx, func() bool { return dp.PreEnqueue(ctx, pod).IsSuccess() }); err != nil {
 			return nil, fmt.Errorf("waiting for preemption: %w", err)
 		}
+	}
+	if err := waitGoroutine(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the preemption goroutine: %w", err)
 	}
 	o.mu.Lock()
 	deleted := append([]types.NamespacedName(nil), o.deleted...)
@@ -917,7 +931,7 @@ func (o *oracle) bind(ctx context.Context, pod *v1.Pod, a *attempt) error {
 	if st := fw.RunReservePluginsReserve(ctx, state, assumed, node); !st.IsSuccess() {
 		return undo(st, "Reserve")
 	}
-	if st := fw.RunPermitPlugins(ctx, state, assumed, node); !st.IsWait() && !st.IsSuccess() {
+	if st := runPermit(ctx, fw, state, assumed, node); !st.IsWait() && !st.IsSuccess() {
 		return undo(st, "Permit")
 	}
 	if utilfeature.DefaultFeatureGate.Enabled(features.NominatedNodeNameForExpectation) {
@@ -932,7 +946,7 @@ func (o *oracle) bind(ctx context.Context, pod *v1.Pod, a *attempt) error {
 		return undo(st, "PreBind")
 	}
 	st := fw.RunBindPlugins(ctx, state, assumed, node)
-	if err := o.sched.Cache.FinishBinding(o.logger, assumed); err != nil {
+	if err := finishBinding(o.sched.Cache, o.logger, assumed); err != nil {
 		return err
 	}
 	if !st.IsSuccess() {

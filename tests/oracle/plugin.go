@@ -27,7 +27,6 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodevolumelimits"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 )
@@ -78,7 +77,7 @@ func pluginProfile(name string, args json.RawMessage) (*schedconfig.KubeSchedule
 
 type pluginRunner struct {
 	name     string
-	plugin   fwk.Plugin
+	plugin   fwPlugin
 	fw       framework.Framework
 	profile  *schedconfig.KubeSchedulerProfile
 	snapshot *internalcache.Snapshot
@@ -135,7 +134,7 @@ func newPluginRunner(ctx context.Context, name string, sc *scenario) (*pluginRun
 	if !ok {
 		return nil, fmt.Errorf("no plugin %q in the in-tree registry", name)
 	}
-	registry[name] = func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	registry[name] = func(ctx context.Context, args runtime.Object, h fwHandle) (fwPlugin, error) {
 		p, err := factoryFn(ctx, args, h)
 		pr.plugin = p
 		return p, err
@@ -144,14 +143,19 @@ func newPluginRunner(ctx context.Context, name string, sc *scenario) (*pluginRun
 	// NodeVolumeLimits reads CSINodes through the framework's shared CSI manager, which
 	// scheduler.New builds over the CSINode informer (upstream's TestCSILimits passes
 	// NewCSIManager over a fake CSINode lister).
-	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
-	pr.fw, err = frameworkruntime.NewFramework(ctx, registry, profile,
+	opts := []frameworkruntime.Option{
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithSharedCSIManager(csiManager),
 		frameworkruntime.WithSnapshotSharedLister(pr.snapshot),
 		frameworkruntime.WithEventRecorder(&events.FakeRecorder{}),
-	)
+	}
+	opts = append(opts, sharedCSIManager(factory)...)
+	draOpts, waitDRA, err := pluginDRAManager(ctx, client, factory)
+	if err != nil {
+		return nil, fmt.Errorf("building the DRA manager: %w", err)
+	}
+	opts = append(opts, draOpts...)
+	pr.fw, err = frameworkruntime.NewFramework(ctx, registry, profile, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
@@ -171,6 +175,12 @@ func newPluginRunner(ctx context.Context, name string, sc *scenario) (*pluginRun
 	})
 	if err != nil {
 		return nil, fmt.Errorf("waiting for the informers to sync: %w", err)
+	}
+	if err := waitDRA(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for the DRA manager's DeviceClass cache: %w", err)
+	}
+	if err := waitPluginHandlers(ctx, pr.plugin); err != nil {
+		return nil, fmt.Errorf("waiting for the plugin's informer event handlers: %w", err)
 	}
 	return pr, nil
 }
@@ -223,7 +233,7 @@ func (pr *pluginRunner) evaluate(ctx context.Context, pod *v1.Pod) *pluginResult
 
 	state := framework.NewCycleState()
 	skipFilter := false
-	if pl, ok := pr.plugin.(fwk.PreFilterPlugin); ok {
+	if pl, ok := pr.plugin.(fwPreFilterPlugin); ok {
 		r, st := pl.PreFilter(ctx, state, pod, pr.nodes)
 		j := &preFilterJSON{Code: st.Code().String(), Reasons: reasons(st)}
 		if !st.IsSuccess() {
@@ -236,7 +246,7 @@ func (pr *pluginRunner) evaluate(ctx context.Context, pod *v1.Pod) *pluginResult
 		res.PreFilter = j
 		skipFilter = st.IsSkip()
 	}
-	if pl, ok := pr.plugin.(fwk.FilterPlugin); ok {
+	if pl, ok := pr.plugin.(fwFilterPlugin); ok {
 		m := map[string]nodeStatusJSON{}
 		for _, ni := range pr.nodes {
 			st := filterNode(ctx, pl, state, pod, ni)
@@ -252,7 +262,7 @@ func (pr *pluginRunner) evaluate(ctx context.Context, pod *v1.Pod) *pluginResult
 	// Scoring, on a fresh CycleState as upstream score tests do.
 	state = framework.NewCycleState()
 	skipScore := false
-	if pl, ok := pr.plugin.(fwk.PreScorePlugin); ok {
+	if pl, ok := pr.plugin.(fwPreScorePlugin); ok {
 		st := pl.PreScore(ctx, state, pod, pr.cands)
 		res.PreScore = &messageStatusJSON{Code: st.Code().String(), Message: st.Message()}
 		if !st.IsSuccess() && !st.IsSkip() {
@@ -260,7 +270,7 @@ func (pr *pluginRunner) evaluate(ctx context.Context, pod *v1.Pod) *pluginResult
 		}
 		skipScore = st.IsSkip()
 	}
-	if pl, ok := pr.plugin.(fwk.ScorePlugin); ok {
+	if pl, ok := pr.plugin.(fwScorePlugin); ok {
 		scores, scoreErr := pr.score(ctx, pl, state, pod)
 		switch {
 		case skipScore:
@@ -276,7 +286,7 @@ func (pr *pluginRunner) evaluate(ctx context.Context, pod *v1.Pod) *pluginResult
 // and a plugin may then dereference state that only a successful PreFilter fills
 // (VolumeBinding's stateData.podVolumeClaims is nil after its Skip): such a panic
 // is reported as an Error status instead of ending the process.
-func filterNode(ctx context.Context, pl fwk.FilterPlugin, state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) (st *fwk.Status) {
+func filterNode(ctx context.Context, pl fwFilterPlugin, state fwk.CycleState, pod *v1.Pod, ni fwk.NodeInfo) (st *fwk.Status) {
 	defer func() {
 		if r := recover(); r != nil {
 			st = fwk.AsStatus(fmt.Errorf("filter panicked: %v", r))
@@ -287,14 +297,14 @@ func filterNode(ctx context.Context, pl fwk.FilterPlugin, state fwk.CycleState, 
 
 // score runs Score on every candidate, then NormalizeScore. It returns the
 // normalized scores, or the first non-success status.
-func (pr *pluginRunner) score(ctx context.Context, pl fwk.ScorePlugin, state fwk.CycleState, pod *v1.Pod) (*map[string]int64, *messageStatusJSON) {
-	scores := make(fwk.NodeScoreList, 0, len(pr.cands))
+func (pr *pluginRunner) score(ctx context.Context, pl fwScorePlugin, state fwk.CycleState, pod *v1.Pod) (*map[string]int64, *messageStatusJSON) {
+	scores := make(fwNodeScoreList, 0, len(pr.cands))
 	for _, ni := range pr.cands {
 		s, st := pl.Score(ctx, state, pod, ni)
 		if !st.IsSuccess() {
 			return nil, &messageStatusJSON{Code: st.Code().String(), Message: st.Message(), Node: ni.Node().Name}
 		}
-		scores = append(scores, fwk.NodeScore{Name: ni.Node().Name, Score: s})
+		scores = append(scores, fwNodeScore{Name: ni.Node().Name, Score: s})
 	}
 	if ext := pl.ScoreExtensions(); ext != nil {
 		if st := ext.NormalizeScore(ctx, state, pod, scores); !st.IsSuccess() {
@@ -307,6 +317,9 @@ func (pr *pluginRunner) score(ctx context.Context, pl fwk.ScorePlugin, state fwk
 	}
 	return &m, nil
 }
+
+// noWait is a wait that has nothing to wait for.
+func noWait(context.Context) error { return nil }
 
 func runPlugin(ctx context.Context, e *env, op *options, sc *scenario, emit func(any) error) (int, error) {
 	name := op.plugin

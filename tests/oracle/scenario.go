@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -25,9 +26,12 @@ import (
 // rawScenario is the file format: real Kubernetes objects, kept raw until
 // they are decoded by the client-go scheme.
 type rawScenario struct {
-	Name     string            `json:"name"`
-	Objects  []json.RawMessage `json:"objects"`
-	Schedule []json.RawMessage `json:"schedule"`
+	Name string `json:"name"`
+	// The Kubernetes release the scenario is meant for ("1.36"); empty for any. A binary built
+	// for another release refuses it (see kubeRelease in compat_v1NN.go).
+	KubernetesVersion string            `json:"kubernetesVersion,omitempty"`
+	Objects           []json.RawMessage `json:"objects"`
+	Schedule          []json.RawMessage `json:"schedule"`
 	// Single-plugin mode only (-plugin): the plugin's args in upstream v1 config field
 	// names, the nodes given to PreScore/Score, and an optional plugin name that
 	// overrides the -plugin flag.
@@ -197,6 +201,9 @@ func (d *decoder) build(raw *rawScenario, mode decodeMode) (*scenario, error) {
 		return obj, nil
 	}
 
+	if v := strings.TrimPrefix(raw.KubernetesVersion, "v"); v != "" && !strings.HasPrefix(kubeRelease, "v"+v+".") && "v"+v != kubeRelease {
+		return nil, fmt.Errorf("the scenario is for Kubernetes %s; this oracle runs %s (tests/oracle/build.sh builds each release)", raw.KubernetesVersion, kubeRelease)
+	}
 	sc := &scenario{Name: raw.Name, Args: raw.Args, Candidates: raw.Candidates, Plugin: raw.Plugin}
 	for i, r := range raw.Objects {
 		obj, err := decode(r, "objects", i)

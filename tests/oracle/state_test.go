@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
@@ -56,7 +55,7 @@ func newStateRun(ctx context.Context, plugin string, objects []any, pod any, ste
 	if err != nil {
 		return nil, err
 	}
-	pl, ok := pr.plugin.(fwk.PreFilterPlugin)
+	pl, ok := pr.plugin.(fwPreFilterPlugin)
 	if !ok {
 		return nil, fmt.Errorf("%s has no PreFilter", plugin)
 	}
@@ -70,7 +69,7 @@ func newStateRun(ctx context.Context, plugin string, objects []any, pod any, ste
 
 // step calls AddPod (delta 1) or RemovePod (-1) with step pod i and the NodeInfo of node.
 func (r *stateRun) step(ctx context.Context, i int, node string, delta int) error {
-	ext := r.pr.plugin.(fwk.PreFilterPlugin).PreFilterExtensions()
+	ext := r.pr.plugin.(fwPreFilterPlugin).PreFilterExtensions()
 	if ext == nil {
 		return fmt.Errorf("no PreFilter extensions")
 	}
@@ -139,7 +138,11 @@ func affinityState(s reflect.Value) map[string]counts {
 	out := map[string]counts{}
 	for _, field := range []string{"existingAntiAffinityCounts", "affinityCounts", "antiAffinityCounts"} {
 		m := counts{}
-		iter := s.FieldByName(field).MapRange()
+		goField := field
+		if f, ok := interPodAffinityStateFields[field]; ok {
+			goField = f
+		}
+		iter := s.FieldByName(goField).MapRange()
 		for iter.Next() {
 			key, value := iter.Key().Field(0).String(), iter.Key().Field(1).String()
 			if m[key] == nil {
@@ -165,21 +168,25 @@ func TestUpstreamStateSteps(t *testing.T) {
 	if os.Getenv("ORACLE_UPSTREAM") == "" {
 		t.Skip("set ORACLE_UPSTREAM=1 to check the steps of tests/upstream against the real plugins")
 	}
-	files, _ := filepath.Glob("../upstream/*/*.yaml")
+	files := upstreamTables(t, "*/*.yaml")
 	checked, skipped := 0, 0
 	defer func() { t.Logf("%d cases with steps checked, %d skipped", checked, skipped) }()
 	for _, file := range files {
 		var fx struct {
 			Plugin string           `json:"plugin"`
+			Skip   any              `json:"skip"`
 			Cases  []map[string]any `json:"cases"`
 		}
 		readTable(t, file, &fx)
+		if fileSkip(t, file, fx.Skip) {
+			continue
+		}
 		for i, c := range fx.Cases {
 			steps, _ := c["steps"].([]any)
 			if len(steps) == 0 {
 				continue
 			}
-			name := fmt.Sprintf("%s/%d %s", filepath.Base(file), i, c["name"])
+			name := fmt.Sprintf("%s/%d %s", tableName(file), i, c["name"])
 			if c["skip"] != nil {
 				skipped++
 				continue

@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use spreadlab_conformance::differential::{self, INPUT_REJECTED, Oracle, Outcome, prepare};
 use spreadlab_conformance::{generate, shrink};
+use spreadlab_engine::KubeVersion;
 
 mod features;
 mod perf;
@@ -59,6 +60,8 @@ const USAGE: &str = "usage: cargo xtask web [--dev] [--no-opt] [--out DIR]
 
 struct Args {
     seeds: std::ops::Range<u64>,
+    /// The oracle's release (`oracle -version`): every scenario is stamped with it.
+    version: KubeVersion,
     oracle: Oracle,
     jobs: usize,
     shrink: bool,
@@ -72,6 +75,7 @@ struct Args {
 fn parse_args(args: &[String]) -> Result<Args, String> {
     let mut parsed = Args {
         seeds: 0..100,
+        version: KubeVersion::DEFAULT,
         oracle: Oracle {
             path: Oracle::default_path(),
             args: Vec::new(),
@@ -143,6 +147,18 @@ fn main() -> ExitCode {
                 {
                     args.batch = Some(25);
                 }
+                match args.oracle.version() {
+                    Ok(version) => args.version = version,
+                    Err(error) => {
+                        eprintln!("xtask: {error}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+                println!(
+                    "oracle: {} (Kubernetes {})",
+                    args.oracle.path.display(),
+                    args.version
+                );
                 oracle(&args)
             }
             Err(error) => {
@@ -179,9 +195,16 @@ fn main() -> ExitCode {
             }
         },
         Some("scenario") => {
-            // `cargo xtask scenario SEED`: the oracle's input for one seed, as JSON.
+            // `cargo xtask scenario SEED [VERSION]`: the oracle's input for one seed, as JSON.
             let seed = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-            match prepare(&generate::scenario(seed)) {
+            let version = match args.get(2).map(|v| KubeVersion::parse(v)).transpose() {
+                Ok(version) => version.unwrap_or(KubeVersion::DEFAULT),
+                Err(error) => {
+                    eprintln!("xtask: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            match prepare(&scenario_for(seed, version)) {
                 Ok(prepared) => {
                     println!(
                         "{}",
@@ -229,7 +252,7 @@ fn worker(args: &Args, next: &AtomicU64, results: &mpsc::Sender<Checked>) {
             seeds
                 .iter()
                 .map(|&seed| {
-                    let scenario = generate::scenario(seed);
+                    let scenario = scenario_for(seed, args.version);
                     Checked {
                         seed,
                         size: size(&scenario),
@@ -248,8 +271,18 @@ fn worker(args: &Args, next: &AtomicU64, results: &mpsc::Sender<Checked>) {
     }
 }
 
+/// The generator's scenario for `seed`, stamped for `version`.
+fn scenario_for(seed: u64, version: KubeVersion) -> Value {
+    let mut scenario = generate::scenario(seed);
+    differential::stamp_version(&mut scenario, version);
+    scenario
+}
+
 fn check_batch(args: &Args, seeds: &[u64]) -> Vec<Checked> {
-    let scenarios: Vec<Value> = seeds.iter().map(|&s| generate::scenario(s)).collect();
+    let scenarios: Vec<Value> = seeds
+        .iter()
+        .map(|&s| scenario_for(s, args.version))
+        .collect();
     let outcomes = differential::check_batch(&scenarios, &args.oracle, args.reruns);
     seeds
         .iter()
@@ -485,7 +518,7 @@ fn shrink_all(args: &Args, checked: &[Checked]) {
             "\nshrinking seed {} ({} objects and pods) for class {class} ...",
             c.seed, c.size
         );
-        let scenario = generate::scenario(c.seed);
+        let scenario = scenario_for(c.seed, args.version);
         let shrunk = shrink::shrink(
             &scenario,
             c.outcome.clone(),

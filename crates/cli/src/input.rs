@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::process::ExitCode;
 
+use spreadlab_engine::KubeVersion;
 use spreadlab_k8s::{FieldValidation, LoadOptions, Loaded, Source};
 
 use crate::output::EXIT_INPUT_ERROR;
@@ -24,10 +25,22 @@ pub fn set_percentage_of_nodes_to_score(percentage: i32) {
     let _ = PERCENTAGE_OF_NODES_TO_SCORE.set(percentage);
 }
 
-/// The scheduler options every CLI command starts from: the default profile with
-/// `--percentage-of-nodes-to-score`.
+static KUBERNETES_VERSION: std::sync::OnceLock<KubeVersion> = std::sync::OnceLock::new();
+
+/// Sets `--kubernetes-version` for every simulation of this process.
+pub fn set_kubernetes_version(version: KubeVersion) {
+    let _ = KUBERNETES_VERSION.set(version);
+}
+
+/// The release chosen with `--kubernetes-version` (the default release otherwise).
+pub fn kubernetes_version() -> KubeVersion {
+    KUBERNETES_VERSION.get().copied().unwrap_or_default()
+}
+
+/// The scheduler options every CLI command starts from: the default profile of
+/// `--kubernetes-version` with `--percentage-of-nodes-to-score`.
 pub fn scheduler_options() -> spreadlab_engine::scheduler::Options {
-    let mut options = spreadlab_engine::scheduler::Options::default();
+    let mut options = spreadlab_engine::scheduler::Options::for_version(kubernetes_version());
     options.profile.percentage_of_nodes_to_score = PERCENTAGE_OF_NODES_TO_SCORE
         .get()
         .copied()
@@ -39,6 +52,7 @@ pub fn scheduler_options() -> spreadlab_engine::scheduler::Options {
 pub fn load_options() -> LoadOptions {
     LoadOptions {
         field_validation: FIELD_VALIDATION.get().copied().unwrap_or_default(),
+        kubernetes_version: Some(kubernetes_version()),
         ..LoadOptions::default()
     }
 }

@@ -16,6 +16,7 @@ mod table;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use spreadlab_engine::KubeVersion;
 
 use output::{EXIT_INPUT_ERROR, Format};
 
@@ -23,7 +24,7 @@ use output::{EXIT_INPUT_ERROR, Format};
 #[command(
     name = "spreadlab",
     version,
-    about = "Where will my replicas land, and if a pod stays Pending, exactly why (kube-scheduler v1.35 semantics)"
+    about = "Where will my replicas land, and if a pod stays Pending, exactly why (kube-scheduler 1.34 to 1.37 semantics)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -38,6 +39,16 @@ struct Cli {
     /// 0 is the adaptive default (50% minus 1% per 125 nodes, at least 5%); 100 scores every node.
     #[arg(long, global = true, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=100))]
     percentage_of_nodes_to_score: i32,
+    /// The Kubernetes release whose kube-scheduler to mirror: 1.34, 1.35, 1.36 or 1.37 (a patch
+    /// release such as v1.36.3 is read as its minor). Placement, scores and messages differ
+    /// between releases: docs/kubernetes-versions.md.
+    #[arg(long, global = true, default_value_t = KubeVersion::DEFAULT, value_parser = parse_kubernetes_version)]
+    kubernetes_version: KubeVersion,
+}
+
+/// `--kubernetes-version`.
+fn parse_kubernetes_version(text: &str) -> Result<KubeVersion, String> {
+    KubeVersion::parse(text).map_err(|e| e.to_string())
 }
 
 /// `--validate`.
@@ -286,6 +297,7 @@ fn main() -> ExitCode {
         ValidateArg::Ignore => spreadlab_k8s::FieldValidation::Ignore,
     });
     input::set_percentage_of_nodes_to_score(cli.percentage_of_nodes_to_score);
+    input::set_kubernetes_version(cli.kubernetes_version);
     match cli.command {
         Command::Simulate {
             files,

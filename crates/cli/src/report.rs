@@ -18,8 +18,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct Report<'a> {
     /// Schema version.
     pub schema_version: u32,
-    /// The kube-scheduler release mirrored.
-    pub kubernetes_version: &'static str,
+    /// The kube-scheduler release mirrored (`--kubernetes-version`), e.g. `v1.36`.
+    pub kubernetes_version: String,
     /// Number of nodes in the cluster.
     pub nodes: usize,
     /// When the cluster has 100+ nodes: how many feasible nodes the scheduler (and spreadlab)

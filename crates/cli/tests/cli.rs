@@ -1143,3 +1143,61 @@ fn percentage_of_nodes_to_score_is_bounded() {
         assert_eq!(output.status.code() != Some(2), ok, "{value}: {output:?}");
     }
 }
+
+/// `--kubernetes-version`: on the `version-*` seed scenarios, whose outcomes differ between
+/// releases, `simulate -o json` places each pod where that release's real scheduler did
+/// (`expected.jsonl` for 1.35, `expected-1.NN.jsonl` for the others) and says which release it
+/// mirrored; an unsupported release is a usage error.
+#[test]
+fn kubernetes_version_flag_follows_each_release() {
+    let mut checked = 0;
+    for dir in scenarios()
+        .iter()
+        .filter(|d| name(d).starts_with("version-"))
+    {
+        for (version, recording) in [
+            ("1.34", "expected-1.34.jsonl"),
+            ("1.35", "expected.jsonl"),
+            ("v1.36.3", "expected-1.36.jsonl"),
+            ("1.37", "expected-1.37.jsonl"),
+        ] {
+            let oracle: Vec<Value> = std::fs::read_to_string(dir.join(recording))
+                .expect("recording")
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("a JSON line"))
+                .collect();
+            let output = spreadlab()
+                .args(["--kubernetes-version", version, "simulate"])
+                .arg(dir.join("cluster.yaml"))
+                .arg(dir.join("workload.yaml"))
+                .args(["-o", "json"])
+                .output()
+                .expect("run spreadlab");
+            let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+            let minor = version.trim_start_matches('v').get(..4).unwrap();
+            assert_eq!(report["kubernetesVersion"], format!("v{minor}"));
+            let pods = report["pods"].as_array().expect("pods");
+            assert_eq!(pods.len(), oracle.len(), "{}", name(dir));
+            for (pod, line) in pods.iter().zip(&oracle) {
+                assert_eq!(
+                    pod["node"],
+                    line["node"],
+                    "{} with --kubernetes-version {version}",
+                    name(dir)
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "only {checked} checks");
+    let output = spreadlab()
+        .args(["--kubernetes-version", "1.30", "simulate", "x.yaml"])
+        .output()
+        .expect("run spreadlab");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("unsupported Kubernetes version \"1.30\""),
+        "{}",
+        text(&output.stderr)
+    );
+}

@@ -32,6 +32,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use spreadlab_engine::KubeVersion;
 use spreadlab_engine::model::{Cluster, Pod, TaintEffect, TolerationOperator};
 use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
 use spreadlab_k8s::{LoadOptions, WorkloadKind};
@@ -58,6 +59,30 @@ pub struct Prepared {
     pub cluster: Cluster,
     /// The pods spreadlab schedules, in order (admitted, priorities resolved).
     pub pods: Vec<Pod>,
+    /// The release both sides mirror: the scenario's `kubernetesVersion` (the default release
+    /// when it has none; an oracle built for another release refuses the scenario).
+    pub version: KubeVersion,
+}
+
+/// The scenario's `kubernetesVersion` ([`KubeVersion::DEFAULT`] when absent).
+pub fn scenario_version(scenario: &Value) -> Result<KubeVersion, String> {
+    match &scenario["kubernetesVersion"] {
+        Value::Null => Ok(KubeVersion::DEFAULT),
+        Value::String(text) => {
+            KubeVersion::parse(text).map_err(|e| format!("kubernetesVersion: {e}"))
+        }
+        other => Err(format!("kubernetesVersion: {other} is not a string")),
+    }
+}
+
+/// Writes `version` into the scenario's `kubernetesVersion`, as the check of that release reads it.
+pub fn stamp_version(scenario: &mut Value, version: KubeVersion) {
+    if let Value::Object(map) = scenario {
+        map.insert(
+            "kubernetesVersion".to_owned(),
+            Value::String(version.as_str().to_owned()),
+        );
+    }
 }
 
 fn array<'v>(scenario: &'v Value, field: &str) -> Result<&'v Vec<Value>, String> {
@@ -72,6 +97,7 @@ fn array<'v>(scenario: &'v Value, field: &str) -> Result<&'v Vec<Value>, String>
 /// any warning other than a skipped kind, is an `Err`: the API server would not have accepted
 /// the scenario as written, or spreadlab would not schedule it as the oracle does.
 pub fn prepare(scenario: &Value) -> Result<Prepared, String> {
+    let version = scenario_version(scenario)?;
     let objects = array(scenario, "objects")?;
     let schedule = array(scenario, "schedule")?;
     let options = LoadOptions::default();
@@ -153,6 +179,7 @@ pub fn prepare(scenario: &Value) -> Result<Prepared, String> {
         input,
         cluster: loaded.cluster,
         pods: ordered_pods,
+        version,
     })
 }
 
@@ -275,7 +302,7 @@ pub(crate) fn with_admitted_tolerations(written: &Value, pod: &Pod) -> Result<Va
 pub fn run_spreadlab(prepared: &Prepared) -> Vec<PodDecision> {
     let options = Options {
         detail: Detail::All,
-        ..Options::default()
+        ..Options::for_version(prepared.version)
     };
     scheduler::simulate(&prepared.cluster, &prepared.pods, &options).decisions
 }

@@ -18,7 +18,7 @@ use crate::scenarios::{Coverage, compare};
 pub fn fast_path_mismatches(prepared: &Prepared, detailed: &[PodDecision]) -> Vec<Mismatch> {
     let options = Options {
         detail: Detail::None,
-        ..Options::default()
+        ..Options::for_version(prepared.version)
     };
     let fast = scheduler::simulate(&prepared.cluster, &prepared.pods, &options).decisions;
     let summary = |decision: &PodDecision| {
@@ -158,7 +158,7 @@ pub fn judge_following(
         let options = Options {
             detail: Detail::All,
             tie_break: TieBreak::Follow(follow.clone()),
-            ..Options::default()
+            ..Options::for_version(prepared.version)
         };
         rerun = Some(scheduler::simulate(&prepared.cluster, &prepared.pods, &options).decisions);
     }

@@ -18,4 +18,5 @@ pub mod synthetic;
 pub mod upstream;
 mod upstream_objects;
 mod upstream_preemption;
+mod upstream_releases;
 mod upstream_state;

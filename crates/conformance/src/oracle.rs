@@ -1,8 +1,9 @@
-//! The oracle process: the Go program (`tests/oracle`) that runs the real kube-scheduler
-//! v1.35.4 code on a scenario, one at a time or in batches, and its output split per scenario.
+//! The oracle process: the Go program (`tests/oracle`) that runs the real kube-scheduler code of
+//! one release (`-version`) on a scenario, one at a time or in batches, and its output split per scenario.
 
 use crate::scenarios::parse_jsonl;
 use serde_json::Value;
+use spreadlab_engine::KubeVersion;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -48,6 +49,14 @@ impl Oracle {
             ));
         }
         String::from_utf8(output.stdout).map_err(|e| format!("the oracle's output: {e}"))
+    }
+
+    /// The release this binary runs (`oracle -version`, e.g. `v1.36.3`; `tests/oracle/build.sh`
+    /// builds each).
+    pub fn version(&self) -> Result<KubeVersion, String> {
+        let out = self.spawn(&["-version"], String::new())?;
+        KubeVersion::parse(out.trim())
+            .map_err(|e| format!("the oracle {}: {e}", self.path.display()))
     }
 
     /// Whether this binary has the `-batch` mode (`oracle -batch -` with no input succeeds).

@@ -38,6 +38,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
+use spreadlab_engine::KubeVersion;
 use spreadlab_engine::model::{ClaimTemplate, Pod, Storage, VolumeSource};
 use spreadlab_engine::scheduler::{self, Detail, Options, PodDecision};
 use spreadlab_k8s::{LoadOptions, Loaded, Source, Workload, WorkloadKind};
@@ -131,10 +132,10 @@ pub fn load_scenario(dir: &Path) -> Result<Scenario, String> {
 }
 
 /// Schedules the scenario's pods with the engine, keeping every per-node detail.
-pub fn run_engine(scenario: &Scenario) -> Vec<PodDecision> {
+pub fn run_engine(scenario: &Scenario, version: KubeVersion) -> Vec<PodDecision> {
     let options = Options {
         detail: Detail::All,
-        ..Options::default()
+        ..Options::for_version(version)
     };
     scheduler::simulate(&scenario.loaded.cluster, &scenario.pods, &options).decisions
 }
@@ -142,6 +143,29 @@ pub fn run_engine(scenario: &Scenario) -> Vec<PodDecision> {
 // ---------------------------------------------------------------------------------------------
 // Oracle input
 // ---------------------------------------------------------------------------------------------
+
+/// The file holding what the real scheduler of `version` decided on a seed scenario:
+/// `expected.jsonl` for the default release, `expected-1.NN.jsonl` for the others
+/// (`scripts/record-scenarios.sh` records every release).
+pub fn expected_file(version: KubeVersion) -> String {
+    if version == KubeVersion::DEFAULT {
+        String::from("expected.jsonl")
+    } else {
+        format!("expected-{version}.jsonl")
+    }
+}
+
+/// The oracle binary of `version` next to the default one (`SPREADLAB_ORACLE`), as
+/// scripts/test.sh builds them: the path itself for the default release, `<path>-1.NN` else.
+pub fn oracle_for(default_oracle: &std::path::Path, version: KubeVersion) -> std::path::PathBuf {
+    if version == KubeVersion::DEFAULT {
+        default_oracle.to_path_buf()
+    } else {
+        let mut name = default_oracle.as_os_str().to_owned();
+        name.push(format!("-{version}"));
+        std::path::PathBuf::from(name)
+    }
+}
 
 /// The documents of a YAML (or JSON) text, `List`s flattened into their items, nulls dropped.
 fn raw_objects(source: &Source) -> Result<Vec<Value>, String> {

@@ -7,6 +7,9 @@ use serde_json::Value;
 use spreadlab_engine::framework::runtime::{run_filter, run_pre_filter, run_score};
 use spreadlab_engine::framework::{Code, PluginName, PodInfo, Profile, Snapshot, Status};
 
+use spreadlab_engine::KubeVersion;
+
+pub use crate::upstream_releases::tables_for;
 use spreadlab_engine::model::Pod;
 use spreadlab_engine::plugins::node_resources::{
     ResourceSpec, ScoringStrategy, UtilizationShapePoint,
@@ -85,8 +88,13 @@ pub fn yaml_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Runs every case of one fixture file.
+/// Runs every case of one fixture file with the default release's semantics.
 pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
+    run_file_for(path, root, KubeVersion::DEFAULT)
+}
+
+/// Runs every case of one fixture file with the semantics of `version`.
+pub fn run_file_for(path: &Path, root: &Path, version: KubeVersion) -> Vec<CaseResult> {
     let file = path
         .strip_prefix(root)
         .unwrap_or(path)
@@ -100,8 +108,15 @@ pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
         Ok(doc) => doc,
         Err(error) => return vec![failed(&file, "<file>", format!("invalid YAML: {error}"))],
     };
+    if let Some(reason) = doc["skip"].as_str() {
+        return vec![CaseResult {
+            file: file.clone(),
+            name: "<file>".to_string(),
+            outcome: Outcome::Skipped(reason.to_string()),
+        }];
+    }
     if doc["runner"].as_str() == Some("preemption") {
-        return crate::upstream_preemption::run_file(&file, &doc);
+        return crate::upstream_preemption::run_file(&file, &doc, version);
     }
     let Some(plugin) = doc["plugin"].as_str().and_then(PluginName::parse) else {
         return vec![failed(
@@ -112,7 +127,9 @@ pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
     };
     // `claimsStoredOnly`: the table's claims come from listers holding only the claims listed.
     let stored_only = doc["claimsStoredOnly"].as_bool().unwrap_or(false);
-    run_cases(&file, &doc, |case| run_case(plugin, case, stored_only))
+    run_cases(&file, &doc, |case| {
+        run_case(plugin, case, stored_only, version)
+    })
 }
 
 /// Runs every case of a table with `run`, skipping those with a `skip` reason.
@@ -129,7 +146,9 @@ pub(crate) fn run_cases(
             let name = case["name"]
                 .as_str()
                 .map_or_else(|| format!("case {index}"), str::to_string);
-            let outcome = match case["skip"].as_str() {
+            // `skip`: neither side runs the case; `engineSkip`: the oracle checks it, the
+            // engine cannot (a feature spreadlab does not model, e.g. DRA).
+            let outcome = match case["skip"].as_str().or(case["engineSkip"].as_str()) {
                 Some(reason) => Outcome::Skipped(reason.to_string()),
                 None => match run(case) {
                     Ok(problems) if problems.is_empty() => Outcome::Passed,
@@ -163,8 +182,8 @@ pub(crate) fn engine_pod(value: &Value) -> Result<Pod, String> {
 }
 
 /// Builds the profile for one plugin with the case's args.
-fn profile_for(plugin: PluginName, args: &Value) -> Result<Profile, String> {
-    let mut profile = Profile::single(plugin);
+fn profile_for(plugin: PluginName, args: &Value, version: KubeVersion) -> Result<Profile, String> {
+    let mut profile = Profile::single_for(plugin, version);
     let Some(args) = args.as_object() else {
         return Ok(profile);
     };
@@ -307,8 +326,13 @@ fn check_status(problems: &mut Vec<String>, what: &str, actual: &Status, expecte
 }
 
 /// Runs one case; the returned list holds every mismatch.
-fn run_case(plugin: PluginName, case: &Value, stored_only: bool) -> Result<Vec<String>, String> {
-    let profile = profile_for(plugin, &case["args"])?;
+fn run_case(
+    plugin: PluginName,
+    case: &Value,
+    stored_only: bool,
+    version: KubeVersion,
+) -> Result<Vec<String>, String> {
+    let profile = profile_for(plugin, &case["args"], version)?;
     let mut loaded = load_objects(case["objects"].as_array().cloned().unwrap_or_default())?;
     if stored_only {
         std::sync::Arc::make_mut(&mut loaded.cluster.storage).claims_stored_only = true;

@@ -14,16 +14,17 @@ use spreadlab_engine::framework::{Code, PluginName, PodInfo, Profile, Snapshot, 
 use spreadlab_engine::plugins::default_preemption::{self, Candidate, PreemptionOutcome};
 
 use crate::upstream::CaseResult;
+use spreadlab_engine::KubeVersion;
 
 /// Runs every case of one preemption table.
-pub(crate) fn run_file(file: &str, doc: &Value) -> Vec<CaseResult> {
-    crate::upstream::run_cases(file, doc, run_case)
+pub(crate) fn run_file(file: &str, doc: &Value, version: KubeVersion) -> Vec<CaseResult> {
+    crate::upstream::run_cases(file, doc, |case| run_case(case, version))
 }
 
 /// The profile upstream's case builds: its plugins at Filter and PreFilter, no Score, and
 /// DefaultPreemption (run here directly).
-fn profile_for(case: &Value) -> Result<Profile, String> {
-    let mut profile = Profile::default_v1_35();
+fn profile_for(case: &Value, version: KubeVersion) -> Result<Profile, String> {
+    let mut profile = Profile::default_for(version);
     profile.filters = case["plugins"]
         .as_array()
         .into_iter()
@@ -101,8 +102,8 @@ fn dry_run_walk(
 }
 
 /// Runs one case; the returned list holds every mismatch.
-fn run_case(case: &Value) -> Result<Vec<String>, String> {
-    let profile = profile_for(case)?;
+fn run_case(case: &Value, version: KubeVersion) -> Result<Vec<String>, String> {
+    let profile = profile_for(case, version)?;
     let objects = crate::upstream_objects::complete_objects(
         case["objects"].as_array().cloned().unwrap_or_default(),
     );
@@ -201,7 +202,15 @@ fn run_case(case: &Value) -> Result<Vec<String>, String> {
         if want.is_null() {
             continue;
         }
-        check_result(&mut problems, key, want, &outcome, &snapshot, &tied, &all);
+        check_result(
+            &mut problems,
+            key,
+            want,
+            &outcome,
+            &snapshot,
+            &tied,
+            profile.version,
+        );
     }
     if let Some(eligible) = expect["eligible"].as_bool() {
         let got = !matches!(outcome, PreemptionOutcome::Failed(_));
@@ -222,17 +231,28 @@ fn check_result(
     outcome: &PreemptionOutcome,
     snapshot: &Snapshot,
     tied: &[String],
-    all: &[Candidate],
+    version: KubeVersion,
 ) {
+    let all: &[Candidate] = match outcome {
+        PreemptionOutcome::Nominated(found) => &found.candidates,
+        _ => &[],
+    };
     let (nominated, code, message): (Value, &str, String) = match outcome {
-        PreemptionOutcome::Nominated(_) => {
+        PreemptionOutcome::Nominated(found) => {
             // Upstream picks among the tied at random: the case must not depend on it.
-            let node = if tied.len() == 1 {
-                Value::from(tied[0].clone())
+            if tied.len() == 1 {
+                let best = &found.candidates[found.tied[0]];
+                let message =
+                    default_preemption::success_message(version, &tied[0], best.victims.len())
+                        .unwrap_or_default();
+                (Value::from(tied[0].clone()), "Success", message)
             } else {
-                Value::from(format!("one of {tied:?}"))
-            };
-            (node, "Success", String::new())
+                (
+                    Value::from(format!("one of {tied:?}")),
+                    "Success",
+                    String::new(),
+                )
+            }
         }
         PreemptionOutcome::NoCandidates(message) => {
             (Value::from(""), "Unschedulable", message.clone())

@@ -5,7 +5,7 @@
 //! top-scored set, FitError message, preemption (nominated node, victims), per-node filter
 //! verdicts and per-plugin scores. Without the oracle the test says it did not run.
 
-use spreadlab_conformance::differential::{Oracle, check_batch};
+use spreadlab_conformance::differential::{Oracle, check_batch, stamp_version};
 use spreadlab_conformance::generate;
 
 #[test]
@@ -25,6 +25,9 @@ fn random_scenarios_agree_with_the_oracle() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(400);
     let seeds: Vec<u64> = (0..seeds).collect();
+    // The release the oracle binary runs: every scenario is stamped for it, and spreadlab
+    // schedules it with that release's semantics.
+    let version = oracle.version().expect("the oracle's -version");
     let (mut pods, mut verdicts, mut scores, mut followed) = (0, 0, 0, 0);
     let mut problems = Vec::new();
     let chunks: Vec<Vec<u64>> = seeds.chunks(25).map(<[u64]>::to_vec).collect();
@@ -35,7 +38,14 @@ fn random_scenarios_agree_with_the_oracle() {
         let run = move |part: &[Vec<u64>]| {
             part.iter()
                 .flat_map(|chunk| {
-                    let scenarios: Vec<_> = chunk.iter().map(|&s| generate::scenario(s)).collect();
+                    let scenarios: Vec<_> = chunk
+                        .iter()
+                        .map(|&s| {
+                            let mut scenario = generate::scenario(s);
+                            stamp_version(&mut scenario, version);
+                            scenario
+                        })
+                        .collect();
                     chunk
                         .iter()
                         .copied()
@@ -59,7 +69,7 @@ fn random_scenarios_agree_with_the_oracle() {
         }
     }
     println!(
-        "random: {} scenarios, {pods} pods, {verdicts} filter verdicts, {scores} scores compared; \
+        "random (Kubernetes {version}): {} scenarios, {pods} pods, {verdicts} filter verdicts, {scores} scores compared; \
          {followed} random preemption picks followed; {} mismatches",
         results.len(),
         problems.len()

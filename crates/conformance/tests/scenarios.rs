@@ -11,9 +11,10 @@
 use std::process::Command;
 
 use spreadlab_conformance::scenarios::{
-    compare, json_differences, load_scenario, normalize_oracle_line, oracle_input, parse_jsonl,
-    render_oracle_input, run_engine, scenario_dirs,
+    compare, expected_file, json_differences, load_scenario, normalize_oracle_line, oracle_for,
+    oracle_input, parse_jsonl, render_oracle_input, run_engine, scenario_dirs,
 };
+use spreadlab_engine::KubeVersion;
 
 #[test]
 fn engine_matches_the_oracle() {
@@ -28,29 +29,39 @@ fn engine_matches_the_oracle() {
                 continue;
             }
         };
-        let expected_path = dir.join("expected.jsonl");
-        let expected = match std::fs::read_to_string(&expected_path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| parse_jsonl(&text))
-        {
-            Ok(expected) => expected,
-            Err(error) => {
-                problems.push(format!("{}: {error}", expected_path.display()));
+        // Every release's recording: the default one must exist, the others are checked too.
+        for version in KubeVersion::ALL {
+            let expected_path = dir.join(expected_file(version));
+            if version != KubeVersion::DEFAULT && !expected_path.exists() {
+                problems.push(format!(
+                    "{} is missing: rerun scripts/record-scenarios.sh",
+                    expected_path.display()
+                ));
                 continue;
             }
-        };
-        let decisions = run_engine(&scenario);
-        let (mismatches, coverage) = compare(&scenario.name, &decisions, &expected);
-        println!(
-            "{}: {} nodes, {} pods, {} filter verdicts, {} plugin scores compared: {} mismatches",
-            scenario.name,
-            scenario.loaded.cluster.nodes.len(),
-            coverage.pods,
-            coverage.filter_verdicts,
-            coverage.scores,
-            mismatches.len()
-        );
-        problems.extend(mismatches);
+            let expected = match std::fs::read_to_string(&expected_path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| parse_jsonl(&text))
+            {
+                Ok(expected) => expected,
+                Err(error) => {
+                    problems.push(format!("{}: {error}", expected_path.display()));
+                    continue;
+                }
+            };
+            let decisions = run_engine(&scenario, version);
+            let name = format!("{} (Kubernetes {version})", scenario.name);
+            let (mismatches, coverage) = compare(&name, &decisions, &expected);
+            println!(
+                "{name}: {} nodes, {} pods, {} filter verdicts, {} plugin scores compared: {} mismatches",
+                scenario.loaded.cluster.nodes.len(),
+                coverage.pods,
+                coverage.filter_verdicts,
+                coverage.scores,
+                mismatches.len()
+            );
+            problems.extend(mismatches);
+        }
     }
     assert!(
         problems.is_empty(),
@@ -92,57 +103,73 @@ fn expectations_are_the_oracles_own() {
     };
     let mut problems = Vec::new();
     let dirs = scenario_dirs();
-    for dir in &dirs {
-        let input = dir.join("oracle-input.yaml");
-        let output = match Command::new(&oracle).arg(&input).output() {
-            Ok(output) => output,
-            Err(error) => panic!(
-                "cannot run the oracle {}: {error}",
-                oracle.to_string_lossy()
-            ),
-        };
-        if !output.status.success() {
+    // The other releases' oracles sit next to the default one (scripts/test.sh builds them).
+    for version in KubeVersion::ALL {
+        let oracle = oracle_for(std::path::Path::new(&oracle), version);
+        if !oracle.is_file() {
             problems.push(format!(
-                "{}: the oracle failed ({}): {}",
-                input.display(),
-                output.status,
-                String::from_utf8_lossy(&output.stderr)
+                "no oracle for Kubernetes {version} at {}",
+                oracle.display()
             ));
             continue;
         }
-        let fresh = parse_jsonl(&String::from_utf8_lossy(&output.stdout));
-        let committed = std::fs::read_to_string(dir.join("expected.jsonl"))
-            .map_err(|e| e.to_string())
-            .and_then(|text| parse_jsonl(&text));
-        match (fresh, committed) {
-            (Ok(fresh), Ok(committed)) => {
-                // Reasons whose order is Go-map-random are compared as sets.
-                let fresh: Vec<_> = fresh.iter().map(normalize_oracle_line).collect();
-                let committed: Vec<_> = committed.iter().map(normalize_oracle_line).collect();
-                if fresh.len() != committed.len() {
-                    problems.push(format!(
-                        "{}: the oracle prints {} lines, expected.jsonl has {}",
-                        dir.display(),
-                        fresh.len(),
-                        committed.len()
-                    ));
-                }
-                for (index, (fresh, committed)) in fresh.iter().zip(&committed).enumerate() {
-                    for difference in json_differences("", committed, fresh) {
+        for dir in &dirs {
+            let input = dir.join("oracle-input.yaml");
+            let expected_name = expected_file(version);
+            let output = match Command::new(&oracle).arg(&input).output() {
+                Ok(output) => output,
+                Err(error) => panic!(
+                    "cannot run the oracle {}: {error}",
+                    oracle.to_string_lossy()
+                ),
+            };
+            if !output.status.success() {
+                problems.push(format!(
+                    "{}: the oracle failed ({}): {}",
+                    input.display(),
+                    output.status,
+                    String::from_utf8_lossy(&output.stderr)
+                ));
+                continue;
+            }
+            let fresh = parse_jsonl(&String::from_utf8_lossy(&output.stdout));
+            let committed = std::fs::read_to_string(dir.join(&expected_name))
+                .map_err(|e| e.to_string())
+                .and_then(|text| parse_jsonl(&text));
+            match (fresh, committed) {
+                (Ok(fresh), Ok(committed)) => {
+                    // Reasons whose order is Go-map-random are compared as sets.
+                    let fresh: Vec<_> = fresh.iter().map(normalize_oracle_line).collect();
+                    let committed: Vec<_> = committed.iter().map(normalize_oracle_line).collect();
+                    if fresh.len() != committed.len() {
                         problems.push(format!(
-                            "{}/expected.jsonl line {} (committed vs oracle now): {difference}",
+                            "{}: the oracle prints {} lines, {expected_name} has {}",
+                            dir.display(),
+                            fresh.len(),
+                            committed.len()
+                        ));
+                    }
+                    for (index, (fresh, committed)) in fresh.iter().zip(&committed).enumerate() {
+                        for difference in json_differences("", committed, fresh) {
+                            problems.push(format!(
+                            "{}/{expected_name} line {} (committed vs oracle now): {difference}",
                             dir.display(),
                             index + 1
                         ));
+                        }
                     }
                 }
+                (Err(error), _) => {
+                    problems.push(format!("{}: oracle output: {error}", dir.display()))
+                }
+                (_, Err(error)) => {
+                    problems.push(format!("{}: {expected_name}: {error}", dir.display()))
+                }
             }
-            (Err(error), _) => problems.push(format!("{}: oracle output: {error}", dir.display())),
-            (_, Err(error)) => problems.push(format!("{}: expected.jsonl: {error}", dir.display())),
         }
     }
     println!(
-        "expectations_are_the_oracles_own: ran the oracle on {} scenarios",
+        "expectations_are_the_oracles_own: ran each release's oracle on {} scenarios",
         dirs.len()
     );
     assert!(

@@ -25,7 +25,9 @@ pub mod framework;
 pub mod model;
 pub mod plugins;
 pub mod scheduler;
+pub mod version;
 
 pub use framework::{Code, PluginName, Profile, Status};
 pub use model::{Cluster, Node, Pod};
 pub use scheduler::{Detail, Options, PodDecision, Simulation, simulate};
+pub use version::KubeVersion;

@@ -62,6 +62,9 @@ pub struct LoadOptions {
     pub max_depth: usize,
     /// What a field the API types do not have is (kubectl's `--validate`).
     pub field_validation: FieldValidation,
+    /// The release the answers are for, when chosen: a node whose kubelet runs another minor
+    /// release gets a warning. `None`: no check.
+    pub kubernetes_version: Option<spreadlab_engine::KubeVersion>,
 }
 
 /// What a field the API types do not know is, as kubectl's `--validate` (and the API server's
@@ -88,6 +91,7 @@ impl Default for LoadOptions {
             max_documents: 100_000,
             max_depth: 64,
             field_validation: FieldValidation::Strict,
+            kubernetes_version: None,
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::handles::{Shared, import_file};
 use crate::model::{self, Analysis};
 use crate::share;
 use crate::state::{Action, Panel, State};
+use spreadlab_engine::KubeVersion;
 
 /// Quiet time after the last keystroke before re-simulating (at least; see [`debounce`]).
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -37,9 +38,10 @@ fn initial_state() -> State {
         // bar, so a reload after later edits shows the edits, not the link again.
         browser::clear_hash();
         match share::decode(&hash) {
-            Ok(text) => {
+            Ok(share::Shared { text, version }) => {
                 browser::persist(&text);
                 state.text = text;
+                state.version = version;
                 state.example = None;
                 state.notice = Some("Loaded the shared scenario.".into());
                 return state;
@@ -54,9 +56,9 @@ fn initial_state() -> State {
     state
 }
 
-fn simulate(text: &str) -> (Rc<Analysis>, f64) {
+fn simulate(text: &str, version: KubeVersion) -> (Rc<Analysis>, f64) {
     let started = now_ms();
-    let analysis = model::analyse(text);
+    let analysis = model::analyse_for(text, version);
     (Rc::new(analysis), now_ms() - started)
 }
 
@@ -64,7 +66,7 @@ fn simulate(text: &str) -> (Rc<Analysis>, f64) {
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(initial_state);
-    let first = use_memo((), |_| simulate(&state.text));
+    let first = use_memo((), |_| simulate(&state.text, state.version));
     let analysis = use_state(|| Shared(first.0.clone()));
     let sim_ms = use_state(|| first.1);
     let busy = use_state(|| false);
@@ -81,6 +83,7 @@ pub fn app() -> Html {
         let busy = busy.clone();
         let latest = latest.clone();
         let text = state.text.clone();
+        let version = state.version;
         let wait = debounce(*sim_ms);
         let dispatch = state.dispatcher();
         use_effect_with(state.revision, move |revision| {
@@ -93,7 +96,7 @@ pub fn app() -> Html {
                     if latest.borrow().get() != revision {
                         return;
                     }
-                    let (result, elapsed) = simulate(&text);
+                    let (result, elapsed) = simulate(&text, version);
                     dispatch.dispatch(Action::Simulated {
                         zones: result.zones.iter().map(|z| z.name.clone()).collect(),
                         nodes: result
@@ -121,7 +124,10 @@ pub fn app() -> Html {
                 if hash.starts_with(share::HASH_PREFIX) {
                     browser::clear_hash();
                     match share::decode(&hash) {
-                        Ok(text) => dispatch.dispatch(Action::ReplaceText(text)),
+                        Ok(share::Shared { text, version }) => {
+                            dispatch.dispatch(Action::SetVersion(version));
+                            dispatch.dispatch(Action::ReplaceText(text));
+                        }
                         Err(error) => dispatch.dispatch(Action::Notice(Some(error.to_string()))),
                     }
                 }
@@ -133,15 +139,25 @@ pub fn app() -> Html {
     let dispatch = state.dispatcher();
     let on_share = {
         let text = state.text.clone();
+        let version = state.version;
         let revision = state.revision;
         let share_url = share_url.clone();
         let dispatch = dispatch.clone();
         Callback::from(move |_: MouseEvent| {
-            if let Some(link) = browser::link_with_hash(&share::encode(&text)) {
+            if let Some(link) = browser::link_with_hash(&share::encode(&text, version)) {
                 share_url.set(Some((revision, link)));
                 dispatch.dispatch(Action::Notice(Some(
                     "The link below reproduces this scenario.".into(),
                 )));
+            }
+        })
+    };
+    let on_version = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            if let Ok(version) = KubeVersion::parse(&select.value()) {
+                dispatch.dispatch(Action::SetVersion(version));
             }
         })
     };
@@ -219,6 +235,13 @@ pub fn app() -> Html {
                 </span>
                 <span class={classes!("busy", busy.then_some("on"))} id="busy" aria-hidden="true">{ "simulating…" }</span>
                 <div class="actions">
+                    <label for="kubernetes-version">{ "kube-scheduler " }</label>
+                    <select id="kubernetes-version" onchange={on_version}
+                        title="The Kubernetes release whose scheduler is mirrored: placements, scores and messages differ between releases">
+                        { for KubeVersion::ALL.iter().map(|v| html! {
+                            <option value={v.as_str()} selected={*v == state.version}>{ v.as_str() }</option>
+                        }) }
+                    </select>
                     <button id="share" onclick={on_share}>{ "Share link" }</button>
                     <button id="export" onclick={on_export}>{ "Export" }</button>
                     <label class="button" for="import">{ "Import" }</label>

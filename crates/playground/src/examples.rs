@@ -102,6 +102,18 @@ pub const EXAMPLES: &[Example] = &[
         hint: "A larger cluster: the ninth GPU replica fits nowhere.",
         parts: scenario!("large-120-nodes-zone-spread"),
     },
+    Example {
+        id: "version-node-declared-features",
+        title: "Kubernetes 1.36: a node must declare a feature",
+        hint: "On 1.35 the trainer lands on the emptier node-b. Switch kube-scheduler to 1.36: node-b does not declare the feature its restart rule needs.",
+        parts: scenario!("version-node-declared-features"),
+    },
+    Example {
+        id: "version-namespace-selector-notin",
+        title: "Kubernetes 1.37: a NotIn namespaceSelector",
+        hint: "Pending up to 1.36 (the selector matched every namespace); switch kube-scheduler to 1.37 and it is placed.",
+        parts: scenario!("version-namespace-selector-notin"),
+    },
 ];
 
 /// The example with this id.

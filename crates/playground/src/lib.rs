@@ -15,6 +15,7 @@ pub mod format;
 pub mod handles;
 pub mod lessons;
 pub mod model;
+pub mod release;
 pub mod share;
 pub mod state;
 pub mod whatif;

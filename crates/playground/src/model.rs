@@ -9,10 +9,11 @@ use std::collections::BTreeMap;
 
 use spreadlab_engine::analysis::{Settled, settle};
 use spreadlab_engine::model::{LABEL_ZONE, Pod};
-use spreadlab_engine::scheduler::{
-    Detail, Explanation, Options, PodDecision, Simulation, SpreadExplanation,
-};
-use spreadlab_engine::{Code, PluginName};
+use spreadlab_engine::scheduler::{Explanation, PodDecision, Simulation, SpreadExplanation};
+use spreadlab_engine::{Code, KubeVersion, PluginName};
+
+pub use crate::release::analyse;
+use crate::release::options_for;
 use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind};
 
 pub use crate::format::{format_bytes, format_cpu};
@@ -177,6 +178,8 @@ pub struct Analysis {
     /// The settled scenario: the engine's decisions (in scheduling order) and the start of every
     /// What-if analysis.
     pub settled: Settled,
+    /// The Kubernetes release whose scheduler was mirrored (the header's selector).
+    pub version: KubeVersion,
     /// The text analysed (the key of the What-if results kept for it).
     pub text: std::rc::Rc<str>,
 }
@@ -205,7 +208,7 @@ impl Analysis {
         if let Some(decision) = self.explained.borrow().get(&index) {
             return Some(decision.clone());
         }
-        let decision = std::rc::Rc::new(self.settled.explained(index, &options())?);
+        let decision = std::rc::Rc::new(self.settled.explained(index, &self.options())?);
         self.explained.borrow_mut().insert(index, decision.clone());
         Some(decision)
     }
@@ -226,16 +229,9 @@ pub fn pod_key(decision: &PodDecision) -> String {
     format!("{}/{}", decision.namespace, decision.name)
 }
 
-/// The engine's options: per-node detail for Pending pods (placed pods' on demand).
-fn options() -> Options {
-    Options {
-        detail: Detail::PendingOnly,
-        ..Options::default()
-    }
-}
-
-/// Loads `text`, expands workloads into the pods their controllers would create, simulates.
-pub fn analyse(text: &str) -> Analysis {
+/// Loads `text`, expands workloads into the pods their controllers would create, simulates with
+/// the kube-scheduler of `version`.
+pub fn analyse_for(text: &str, version: KubeVersion) -> Analysis {
     let sources = [Source {
         name: SOURCE_NAME.into(),
         text: text.into(),
@@ -271,7 +267,7 @@ pub fn analyse(text: &str) -> Analysis {
         }
     }
     let node_count = loaded.cluster.nodes.len();
-    let settled = settle(scenario, &options());
+    let settled = settle(scenario, &options_for(version));
     let Simulation {
         decisions,
         snapshot,
@@ -418,6 +414,7 @@ pub fn analyse(text: &str) -> Analysis {
         explained: Default::default(),
         loaded,
         settled,
+        version,
         text: text.into(),
     }
 }
@@ -818,7 +815,9 @@ mod tests {
             .iter()
             .find(|d| d.node.is_none())
             .unwrap();
-        let filters = Options::default().profile.filters;
+        let filters = spreadlab_engine::scheduler::Options::default()
+            .profile
+            .filters;
         let steps = filter_steps(&filters, pending.explanation.as_ref().unwrap(), "gpu-a").unwrap();
         let names: Vec<(PluginName, &FilterStep)> = steps.iter().map(|(p, s)| (*p, s)).collect();
         assert_eq!(names.len(), 12);

@@ -3,6 +3,8 @@
 
 use std::rc::Rc;
 
+use spreadlab_engine::KubeVersion;
+
 use yew::Reducible;
 
 use crate::edit::{self, Field};
@@ -111,6 +113,8 @@ pub struct State {
     pub lesson: LessonProgress,
     /// A message for the user (share link copied, import failed, ...).
     pub notice: Option<String>,
+    /// The Kubernetes release whose kube-scheduler is mirrored (header selector, share link).
+    pub version: KubeVersion,
 }
 
 impl Default for State {
@@ -134,6 +138,7 @@ impl Default for State {
                 loaded: false,
             },
             notice: None,
+            version: KubeVersion::DEFAULT,
         }
     }
 }
@@ -187,6 +192,8 @@ pub enum Action {
     Predict(usize),
     /// Show a notice (or clear it).
     Notice(Option<String>),
+    /// Mirror another Kubernetes release: the scenario is simulated again (a new revision).
+    SetVersion(KubeVersion),
 }
 
 impl State {
@@ -346,6 +353,12 @@ impl Reducible for State {
                 }
             }
             Action::Notice(notice) => next.notice = notice,
+            Action::SetVersion(version) => {
+                if version != next.version {
+                    next.version = version;
+                    next.revision += 1;
+                }
+            }
         }
         Rc::new(next)
     }

@@ -7,7 +7,6 @@ use spreadlab_engine::analysis::failure::{self, Domain, FailureMode, FailureRepo
 use spreadlab_engine::analysis::lint::{self, Finding};
 use spreadlab_engine::analysis::rollout::{self, Assumptions, RolloutReport};
 use spreadlab_engine::analysis::tie_break::{self, RiskReport};
-use spreadlab_engine::scheduler::Options;
 
 use crate::model::Analysis;
 use crate::state::{FailMode, FailTarget};
@@ -19,7 +18,7 @@ pub const RISK_RUNS: usize = 50;
 
 /// Capacity headroom of every workload (at most [`CAPACITY_BOUND`] more each).
 pub fn capacity_reports(analysis: &Analysis) -> Vec<CapacityReport> {
-    let options = Options::default();
+    let options = analysis.options();
     let settled = &analysis.settled;
     (0..settled.workloads().len())
         .map(|i| capacity::capacity(settled, i, CAPACITY_BOUND, &options))
@@ -28,12 +27,12 @@ pub fn capacity_reports(analysis: &Analysis) -> Vec<CapacityReport> {
 
 /// Every lint finding of the scenario.
 pub fn lint_findings(analysis: &Analysis) -> Vec<Finding> {
-    lint::lint(&analysis.settled, &Options::default())
+    lint::lint(&analysis.settled, &analysis.options())
 }
 
 /// The failure of `target` in `mode`, from the settled scenario.
 pub fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> FailureReport {
-    let options = Options::default();
+    let options = analysis.options();
     let settled = &analysis.settled;
     let domain = match target {
         FailTarget::Zone(zone) => Domain::Zone(zone.clone()),
@@ -48,7 +47,7 @@ pub fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) 
 
 /// The rollout of every Deployment or StatefulSet.
 pub fn rollout_reports(analysis: &Analysis) -> Vec<RolloutReport> {
-    let options = Options::default();
+    let options = analysis.options();
     let scenario = &analysis.settled.scenario;
     (0..scenario.workloads.len())
         .filter_map(|i| rollout::rollout(scenario, i, &Assumptions::default(), &options))
@@ -57,7 +56,7 @@ pub fn rollout_reports(analysis: &Analysis) -> Vec<RolloutReport> {
 
 /// Where the replicas can end up under [`RISK_RUNS`] seeded tie-break sequences.
 pub fn risk_reports(analysis: &Analysis) -> Vec<RiskReport> {
-    tie_break::tie_break_risk(&analysis.settled.scenario, RISK_RUNS, &Options::default())
+    tie_break::tie_break_risk(&analysis.settled.scenario, RISK_RUNS, &analysis.options())
 }
 
 #[cfg(test)]

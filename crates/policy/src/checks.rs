@@ -19,7 +19,7 @@ pub(crate) fn cluster_violations(
     cluster: &Cluster,
     settings: &Settings,
 ) -> Vec<String> {
-    let options = crate::decide::options();
+    let options = crate::decide::options(settings);
     let mut violations = Vec::new();
     // A template change replaces the running replicas only where a controller rolls out:
     // Deployments, and StatefulSets unless `OnDelete` (a ReplicaSet keeps its pods).

@@ -486,10 +486,11 @@ fn slim_service(service: Value) -> Value {
     slim
 }
 
-/// The options every check runs with: no per-node detail (only verdicts and messages are read).
-pub(crate) fn options() -> Options {
+/// The options every check runs with: the release of `kubernetesVersion`, no per-node detail
+/// (only verdicts and messages are read).
+pub(crate) fn options(settings: &Settings) -> Options {
     Options {
         detail: Detail::None,
-        ..Options::default()
+        ..Options::for_version(settings.version())
     }
 }

@@ -3,6 +3,7 @@
 //! Documented for users in `crates/policy/README.md`.
 
 use serde::Deserialize;
+use spreadlab_engine::KubeVersion;
 use spreadlab_engine::analysis::failure::FailureMode;
 use spreadlab_engine::analysis::lint;
 use spreadlab_engine::model::{Labels, Operator, Requirement, Selector, WhenUnsatisfiable};
@@ -229,6 +230,19 @@ pub struct Settings {
     pub reject_rollout_stall: bool,
     /// Lint rule IDs (`spreadlab lint --rules`) whose findings are violations.
     pub lint_rules: Vec<String>,
+    /// The Kubernetes release whose kube-scheduler the checks mirror (`"1.36"`, `"v1.36.3"`):
+    /// the cluster's control-plane release. Unset: spreadlab's default release.
+    pub kubernetes_version: Option<String>,
+}
+
+impl Settings {
+    /// The release chosen by `kubernetesVersion` (validated), else the default release.
+    pub fn version(&self) -> KubeVersion {
+        self.kubernetes_version
+            .as_deref()
+            .and_then(|text| KubeVersion::parse(text).ok())
+            .unwrap_or_default()
+    }
 }
 
 impl Default for Settings {
@@ -247,6 +261,7 @@ impl Default for Settings {
             zone_loss_mode: ZoneLossMode::Removed,
             reject_rollout_stall: false,
             lint_rules: Vec::new(),
+            kubernetes_version: None,
         }
     }
 }
@@ -275,6 +290,9 @@ impl Settings {
 
     /// The one place settings are checked; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(text) = &self.kubernetes_version {
+            KubeVersion::parse(text).map_err(|e| format!("kubernetesVersion: {e}"))?;
+        }
         if let Some(selector) = &self.scope.label_selector {
             selector.to_selector("scope.labelSelector")?;
         }

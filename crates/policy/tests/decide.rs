@@ -52,69 +52,89 @@ fn rejection(decision: &Decision) -> &str {
 fn seed_scenarios_follow_the_real_scheduler() {
     let mut checked = 0;
     let mut rejected = 0;
-    for entry in std::fs::read_dir(repo().join("tests/scenarios")).unwrap() {
-        let dir = entry.unwrap().path();
-        let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let stored: Value = serde_json::from_slice(&payload(&format!("scenario-{name}"))).unwrap();
-        let object = &stored["request"]["object"];
-        let prefix = format!(
-            "{}/{}-",
-            object["metadata"]["namespace"]
-                .as_str()
-                .unwrap_or("default"),
-            object["metadata"]["name"].as_str().unwrap()
-        );
-        let recorded: Vec<Value> = std::fs::read_to_string(dir.join("expected.jsonl"))
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        let first_other = recorded
-            .iter()
-            .position(|r| !r["pod"].as_str().unwrap().starts_with(&prefix))
-            .unwrap_or(recorded.len());
-        if recorded[first_other..]
-            .iter()
-            .any(|r| r["pod"].as_str().unwrap().starts_with(&prefix))
-        {
-            continue; // interleaved with another workload: not independent
-        }
-        let pending: Vec<&Value> = recorded[..first_other]
-            .iter()
-            .filter(|r| r["node"].is_null())
-            .collect();
-        let decision = run(
-            &format!("scenario-{name}"),
-            &cluster(&format!("tests/scenarios/{name}/cluster.yaml")),
-        );
-        checked += 1;
-        if pending.is_empty() {
-            assert_eq!(
-                decision,
-                Decision::Accept { warnings: vec![] },
-                "{name}: the real scheduler placed every replica"
+    let mut dirs: Vec<_> = std::fs::read_dir(repo().join("tests/scenarios"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    dirs.sort();
+    // Each release's recording, with the setting `kubernetesVersion` naming that release.
+    for (version, recording) in [
+        ("1.34", "expected-1.34.jsonl"),
+        ("1.35", "expected.jsonl"),
+        ("1.36", "expected-1.36.jsonl"),
+        ("1.37", "expected-1.37.jsonl"),
+    ] {
+        for dir in &dirs {
+            let name = dir.file_name().unwrap().to_string_lossy().to_string();
+            let stored: Value =
+                serde_json::from_slice(&payload(&format!("scenario-{name}"))).unwrap();
+            let object = &stored["request"]["object"];
+            let prefix = format!(
+                "{}/{}-",
+                object["metadata"]["namespace"]
+                    .as_str()
+                    .unwrap_or("default"),
+                object["metadata"]["name"].as_str().unwrap()
             );
-        } else {
-            rejected += 1;
-            let message = rejection(&decision);
-            // Of the desired replicas (running ones in the cluster count; the recording has the
-            // pods created).
-            let desired = object["spec"]["replicas"].as_u64().unwrap_or(1);
-            let expected = format!("{} of {desired} replicas would stay Pending", pending.len());
-            assert!(message.contains(&expected), "{name}: {message}");
-            let recorded_message = pending[0]["message"].as_str().unwrap();
-            let first_sentence = recorded_message.split(". ").next().unwrap();
-            assert!(
-                message.contains(first_sentence),
-                "{name}: {message}\nrecorded: {recorded_message}"
+            let recorded: Vec<Value> = std::fs::read_to_string(dir.join(recording))
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let first_other = recorded
+                .iter()
+                .position(|r| !r["pod"].as_str().unwrap().starts_with(&prefix))
+                .unwrap_or(recorded.len());
+            if recorded[first_other..]
+                .iter()
+                .any(|r| r["pod"].as_str().unwrap().starts_with(&prefix))
+            {
+                continue; // interleaved with another workload: not independent
+            }
+            let pending: Vec<&Value> = recorded[..first_other]
+                .iter()
+                .filter(|r| r["node"].is_null())
+                .collect();
+            let mut with_version = stored.clone();
+            with_version["settings"]["kubernetesVersion"] = Value::from(version);
+            let decision = decide_payload(
+                &serde_json::to_vec(&with_version).unwrap(),
+                &cluster(&format!("tests/scenarios/{name}/cluster.yaml")),
             );
-            assert!(
-                message.chars().count() <= 1200,
-                "{name}: short enough for kubectl"
-            );
+            let name = format!("{name} (Kubernetes {version})");
+            checked += 1;
+            if pending.is_empty() {
+                assert_eq!(
+                    decision,
+                    Decision::Accept { warnings: vec![] },
+                    "{name}: the real scheduler placed every replica"
+                );
+            } else {
+                rejected += 1;
+                let message = rejection(&decision);
+                // Of the desired replicas (running ones in the cluster count; the recording has the
+                // pods created).
+                let desired = object["spec"]["replicas"].as_u64().unwrap_or(1);
+                let expected =
+                    format!("{} of {desired} replicas would stay Pending", pending.len());
+                assert!(message.contains(&expected), "{name}: {message}");
+                let recorded_message = pending[0]["message"].as_str().unwrap();
+                let first_sentence = recorded_message.split(". ").next().unwrap();
+                assert!(
+                    message.contains(first_sentence),
+                    "{name}: {message}\nrecorded: {recorded_message}"
+                );
+                assert!(
+                    message.chars().count() <= 1200,
+                    "{name}: short enough for kubectl"
+                );
+            }
         }
     }
-    assert!(checked >= 10, "only {checked} scenarios were independent");
+    assert!(
+        checked >= 40,
+        "only {checked} scenario checks were independent"
+    );
     assert!(rejected >= 4, "only {rejected} rejections");
 }
 

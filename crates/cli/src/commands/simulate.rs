@@ -108,7 +108,7 @@ fn build<'a>(loaded: &Loaded, settled: &'a Settled) -> Report<'a> {
     let placed = pods.iter().filter(|p| p.node.is_some()).count();
     Report {
         schema_version: report::SCHEMA_VERSION,
-        kubernetes_version: "v1.35",
+        kubernetes_version: format!("v{}", crate::input::kubernetes_version()),
         nodes: snapshot.num_nodes(),
         real_scheduler_samples: simulation
             .decisions

@@ -227,6 +227,13 @@ impl Gen {
                     .collect();
                 status.insert("images".into(), Value::Array(images));
             }
+            if self.rng.percent(30) {
+                // NodeDeclaredFeatures (a filter from v1.36) reads it.
+                status.insert(
+                    "declaredFeatures".into(),
+                    json!(["RestartAllContainersOnContainerExits"]),
+                );
+            }
             status.insert(
                 "conditions".into(),
                 json!([{"type": "Ready", "status": "True"}]),

@@ -252,6 +252,13 @@ impl Gen {
             "name": "main", "image": self.rng.pick(POD_IMAGES),
             "resources": self.resources(cpu_m, mem_mi, gpu, style),
         });
+        if self.rng.percent(4) {
+            // Needs a node declaring RestartAllContainersOnContainerExits from v1.36.
+            container["restartPolicy"] = json!("Always");
+            container["restartPolicyRules"] = json!([
+                {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}
+            ]);
+        }
         if self.rng.percent(15) {
             let port = *self.rng.pick(&[8080, 9100, 443]);
             let mut p = json!({"containerPort": port, "hostPort": port});
@@ -278,6 +285,14 @@ impl Gen {
             }));
         }
         spec.insert("containers".into(), Value::Array(containers));
+        if self.rng.percent(6) {
+            // An image volume (ImageVolume): ImageLocality counts it from v1.36 (image_locality.go).
+            let reference = self.rng.pick(POD_IMAGES).to_string();
+            spec.insert(
+                "volumes".into(),
+                json!([{"name": "model", "image": {"reference": reference, "pullPolicy": "IfNotPresent"}}]),
+            );
+        }
         if !spec.contains_key("resources") && self.rng.percent(12) {
             let mut init = vec![json!({
                 "name": "init", "image": "busybox:1.36",

@@ -45,6 +45,10 @@ impl Gen {
                                 json!({"matchLabels": {"team": "a"}}),
                                 json!({"matchExpressions": [{"key": "env", "operator": "In", "values": ["prod", "staging"]}]}),
                                 json!({"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": [target.namespace]}]}),
+                                // Selectors that match an empty label set: up to v1.36 they
+                                // matched every namespace (interpodaffinity/plugin.go).
+                                json!({"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["a"]}]}),
+                                json!({"matchExpressions": [{"key": "env", "operator": "DoesNotExist"}]}),
                             ])
                             .clone(),
                     );

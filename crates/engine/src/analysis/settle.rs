@@ -119,7 +119,7 @@ impl Settled {
             ..options.clone()
         };
         let (mut snapshot, _) = crate::framework::Snapshot::new(&self.scenario.cluster);
-        scheduler::enqueue_waiting(&mut snapshot, &pods);
+        scheduler::enqueue_waiting(&mut snapshot, &pods, options.profile.version);
         for &earlier in order.get(..index)? {
             scheduler::schedule_and_bind(&mut snapshot, &pods[earlier], &quiet);
         }

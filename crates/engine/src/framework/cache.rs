@@ -45,6 +45,7 @@ pub(crate) struct PodSignature {
     host_ports: Vec<(String, String, i32)>,
     node_name: Option<String>,
     images: Vec<Option<String>>,
+    image_volumes: Vec<String>,
 }
 
 impl PodSignature {
@@ -65,6 +66,16 @@ impl PodSignature {
                 .iter()
                 .chain(&p.containers)
                 .map(|c| c.image.clone())
+                .collect(),
+            // ImageLocality counts them from v1.36 (the profile, part of the cache key, holds the
+            // release).
+            image_volumes: p
+                .volumes
+                .iter()
+                .filter_map(|v| match &v.source {
+                    crate::model::VolumeSource::Image { reference } => Some(reference.clone()),
+                    _ => None,
+                })
                 .collect(),
         }
     }

@@ -37,8 +37,8 @@ struct ClassKey {
 /// generation changed since it was last classified.
 #[derive(Clone, Debug, Default)]
 pub struct NodeClasses {
-    /// Per node: its spec class (labels but the hostname, taints, `unschedulable`, allocatable and
-    /// images); empty until first used.
+    /// Per node: its spec class (labels but the hostname, taints, `unschedulable`, allocatable,
+    /// images and declared features); empty until first used.
     spec: Vec<u32>,
     /// Per node: its class, valid while `seen[node]` is the node's generation.
     class: Vec<u32>,
@@ -65,6 +65,7 @@ fn spec_hash(node: &Node) -> u64 {
     node.unschedulable.hash(&mut hasher);
     node.allocatable.hash(&mut hasher);
     node.images.hash(&mut hasher);
+    node.declared_features.hash(&mut hasher);
     hasher.finish()
 }
 
@@ -82,6 +83,7 @@ fn same_spec(a: &Node, b: &Node) -> bool {
         && a.unschedulable == b.unschedulable
         && a.allocatable == b.allocatable
         && a.images == b.images
+        && a.declared_features == b.declared_features
 }
 
 impl NodeClasses {

@@ -39,11 +39,13 @@ pub enum PluginName {
     NodeResourcesBalancedAllocation,
     /// `ImageLocality`.
     ImageLocality,
+    /// `NodeDeclaredFeatures` (default profile from v1.36).
+    NodeDeclaredFeatures,
 }
 
 impl PluginName {
     /// Every plugin, in default-profile order.
-    pub const ALL: [PluginName; 16] = [
+    pub const ALL: [PluginName; 17] = [
         PluginName::NodeUnschedulable,
         PluginName::NodeName,
         PluginName::TaintToleration,
@@ -60,6 +62,7 @@ impl PluginName {
         PluginName::DefaultPreemption,
         PluginName::NodeResourcesBalancedAllocation,
         PluginName::ImageLocality,
+        PluginName::NodeDeclaredFeatures,
     ];
 
     /// The upstream name.
@@ -81,6 +84,7 @@ impl PluginName {
             PluginName::DefaultPreemption => "DefaultPreemption",
             PluginName::NodeResourcesBalancedAllocation => "NodeResourcesBalancedAllocation",
             PluginName::ImageLocality => "ImageLocality",
+            PluginName::NodeDeclaredFeatures => "NodeDeclaredFeatures",
         }
     }
 

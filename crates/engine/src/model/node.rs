@@ -38,6 +38,8 @@ pub struct Node {
     pub allocatable: ResourceList,
     /// `status.images`.
     pub images: Vec<ContainerImage>,
+    /// `status.declaredFeatures` (NodeDeclaredFeatures, beta and on from v1.36).
+    pub declared_features: Vec<String>,
 }
 
 impl Node {

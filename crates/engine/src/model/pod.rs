@@ -286,6 +286,11 @@ pub struct Pod {
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
     /// `spec.hostNetwork`.
     pub host_network: bool,
+    /// `spec.hostUsers` (`None`: unset).
+    pub host_users: Option<bool>,
+    /// A container or init container has a `restartPolicyRules` entry with action
+    /// `RestartAllContainers` (NodeDeclaredFeatures infers a node feature from it).
+    pub restarts_all_containers: bool,
     /// `spec.schedulingGates` is non-empty: the pod never reaches the scheduling queue.
     pub scheduling_gated: bool,
     /// `spec.volumes` (the volume plugins read claims and inline disks).

@@ -185,6 +185,11 @@ pub enum VolumeSource {
     /// `vsphereVolume`, `portworxVolume`): NodeVolumeLimits counts it against its CSI driver's
     /// limit on nodes where its migration is on. (GCE PD and AWS EBS have their own variants.)
     InTree(InTreeSource),
+    /// `image` (an OCI image mounted as a volume): ImageLocality counts it from v1.36.
+    Image {
+        /// `reference`.
+        reference: String,
+    },
     /// Any other source (emptyDir, configMap, secret, hostPath, csi inline, ...): no effect on
     /// scheduling.
     Other,

@@ -7,6 +7,7 @@ pub mod helper;
 pub mod image_locality;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
+pub mod node_declared_features;
 pub mod node_name;
 pub mod node_ports;
 pub mod node_resources;

@@ -9,9 +9,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{
-    image_locality, inter_pod_affinity, node_affinity, node_name, node_ports, node_resources,
-    node_unschedulable, node_volume_limits, pod_topology_spread, taint_toleration, volume_binding,
-    volume_restrictions, volume_zone,
+    image_locality, inter_pod_affinity, node_affinity, node_declared_features, node_name,
+    node_ports, node_resources, node_unschedulable, node_volume_limits, pod_topology_spread,
+    taint_toleration, volume_binding, volume_restrictions, volume_zone,
 };
 use crate::framework::runtime::PluginSet;
 use crate::framework::{NodeInfo, PluginName, PodInfo, Profile, Snapshot, Status};
@@ -40,6 +40,8 @@ pub struct CycleState {
     pub node_volume_limits: Option<node_volume_limits::PreFilterState>,
     /// VolumeZone's volume topologies.
     pub volume_zone: Option<volume_zone::PreFilterState>,
+    /// NodeDeclaredFeatures' required features.
+    pub node_declared_features: Option<node_declared_features::PreFilterState>,
 }
 
 /// PreFilter of `plugin`: its status and, for plugins that narrow the nodes (NodeAffinity), the
@@ -57,6 +59,10 @@ pub fn pre_filter(
             let (status, result) = node_affinity::pre_filter(&profile.node_affinity, pod);
             (status, result.node_names)
         }
+        // v1.37 gave NodeName a PreFilter that narrows to the named node (nodename/node_name.go).
+        PluginName::NodeName if profile.version.since(37) => {
+            (Status::success(), node_name::pre_filter_node_names(pod))
+        }
         PluginName::NodePorts => (node_ports::pre_filter(pod), None),
         PluginName::PodTopologySpread => {
             let (status, spread) = pod_topology_spread::pre_filter(&profile.spread, pod, snapshot);
@@ -64,7 +70,7 @@ pub fn pre_filter(
             (status, None)
         }
         PluginName::InterPodAffinity => {
-            let (status, affinity) = inter_pod_affinity::pre_filter(pod, snapshot);
+            let (status, affinity) = inter_pod_affinity::pre_filter(pod, snapshot, profile.version);
             state.inter_pod_affinity = affinity;
             (status, None)
         }
@@ -88,6 +94,11 @@ pub fn pre_filter(
         PluginName::VolumeZone => {
             let (status, zone) = volume_zone::pre_filter(pod, snapshot);
             state.volume_zone = zone;
+            (status, None)
+        }
+        PluginName::NodeDeclaredFeatures => {
+            let (status, features) = node_declared_features::pre_filter(pod);
+            state.node_declared_features = features;
             (status, None)
         }
         _ => return None,
@@ -141,6 +152,10 @@ pub fn filter(
             Some(affinity) => inter_pod_affinity::filter(affinity, snapshot, pod, node_index),
             None => Status::success(),
         },
+        PluginName::NodeDeclaredFeatures => match &state.node_declared_features {
+            Some(features) => node_declared_features::filter(features, node),
+            None => Status::success(),
+        },
         _ => Status::success(),
     }
 }
@@ -189,6 +204,8 @@ pub fn score_reads_node_identity(
         PluginName::InterPodAffinity => {
             inter_pod_affinity::score_reads_node_identity(pod, snapshot)
         }
+        // A claim's volume may be pinned to one host, as for Filter.
+        PluginName::VolumeBinding => volume_binding::pre_filter(pod, snapshot).1.is_some(),
         _ => false,
     }
 }
@@ -270,6 +287,7 @@ pub fn score(
                 pod,
                 snapshot,
                 feasible,
+                profile.version,
             )?
             else {
                 return Ok(None);
@@ -288,12 +306,28 @@ pub fn score(
                 return Ok(None);
             };
             let raw = local(plugin, &|n| {
-                node_resources::balanced_score(&profile.balanced_allocation, &requests, n)
+                node_resources::balanced_score(
+                    profile.version,
+                    &profile.balanced_allocation,
+                    &requests,
+                    n,
+                )
             });
             (raw.clone(), raw)
         }
         PluginName::ImageLocality => {
-            let raw = local(plugin, &|n| image_locality::score(snapshot, pod, n));
+            let raw = local(plugin, &|n| {
+                image_locality::score(profile.version, snapshot, pod, n)
+            });
+            (raw.clone(), raw)
+        }
+        // Only in profiles from v1.37. Reads the claims and volumes of the whole cluster, so not
+        // through the node-local cache; PreFilter's state is rebuilt (pure, same snapshot).
+        PluginName::VolumeBinding => {
+            let (_, state) = volume_binding::pre_filter(pod, snapshot);
+            let raw: Vec<i64> = nodes()
+                .map(|(_, n)| volume_binding::score(state.as_ref(), snapshot, n))
+                .collect();
             (raw.clone(), raw)
         }
         _ => return Ok(None),

@@ -12,6 +12,7 @@
 
 mod cycle_error;
 mod explain;
+mod queue;
 mod schedule_one;
 #[cfg(feature = "serde")]
 mod serialize;
@@ -21,9 +22,9 @@ mod tie;
 mod types;
 
 pub use explain::{affinity_explanations, soft_spread_explanations, spread_explanations};
+pub use queue::{enqueue_waiting, queue_order};
 pub use schedule_one::{
-    TIED_NODES_KEPT_WITHOUT_DETAIL, enqueue_waiting, queue_order, schedule_and_bind, schedule_one,
-    simulate, simulate_on,
+    TIED_NODES_KEPT_WITHOUT_DETAIL, schedule_and_bind, schedule_one, simulate, simulate_on,
 };
 pub use tie::TieBreak;
 pub use types::*;

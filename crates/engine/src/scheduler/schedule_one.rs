@@ -15,55 +15,15 @@ use crate::framework::{
 use crate::model::{Cluster, Pod};
 use crate::plugins::default_preemption::{self, PreemptionOutcome};
 use crate::plugins::pod_topology_spread;
+use crate::version::KubeVersion;
 
-/// The scheduling queue order (`PrioritySort.Less`, framework/plugins/queuesort/priority_sort.go):
-/// higher priority first, then the earlier queue timestamp. A pod already waiting in the
-/// snapshot ([`Pod::waiting`]) entered the queue before any pod the simulation creates, and
-/// waiting pods entered it in creation order (`metadata.creationTimestamp`, then input order:
-/// the real queue re-stamps a pod after each failed attempt, a history no snapshot records);
-/// created pods in input order.
-pub fn queue_order(pods: &[Pod]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..pods.len()).collect();
-    let arrival = |pod: &Pod| (!pod.waiting, pod.created.is_none(), pod.created);
-    order.sort_by(|&a, &b| {
-        pods[b]
-            .priority
-            .cmp(&pods[a].priority)
-            .then_with(|| arrival(&pods[a]).cmp(&arrival(&pods[b])))
-            .then(a.cmp(&b))
-    });
-    order
-}
-
-/// `PriorityQueue.Add` for the pods already waiting ([`Pod::waiting`]): each one that is not
-/// gated and carries `status.nominatedNodeName` (of a node in the snapshot) is in the
-/// nominator before the first cycle, so earlier cycles of pods of no higher priority leave it
-/// room there (`RunFilterPluginsWithNominatedPods`). [`simulate`] and [`simulate_on`] call it.
-pub fn enqueue_waiting(snapshot: &mut Snapshot, pods: &[Pod]) {
-    for index in queue_order(pods) {
-        let pod = &pods[index];
-        if let Some(node) = queued_nomination(snapshot, pod).filter(|_| pod.waiting) {
-            snapshot.nominate(PodInfo::new(pod.clone()), node);
-        }
-    }
-}
-
-/// Where `PriorityQueue.Add` puts `pod` in the nominator: its `status.nominatedNodeName`, when
-/// the pod is not gated (a gated pod never reaches the active queue) and the node is in the
-/// snapshot.
-fn queued_nomination(snapshot: &Snapshot, pod: &Pod) -> Option<usize> {
-    if pod.scheduling_gated {
-        return None;
-    }
-    let name = pod.nominated_node_name.as_ref()?;
-    snapshot.node_index.get(name).copied()
-}
+use super::queue::{enqueue_waiting, queue_order, queued_nomination};
 
 /// Schedules `pods` one after another on `cluster`, in queue order, binding each placed pod before
 /// the next one is considered.
 pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulation {
     let (mut snapshot, _warnings) = Snapshot::new(cluster);
-    enqueue_waiting(&mut snapshot, pods);
+    enqueue_waiting(&mut snapshot, pods, options.profile.version);
     let mut decisions = Vec::with_capacity(pods.len());
     for index in queue_order(pods) {
         decisions.push(schedule_and_bind(&mut snapshot, &pods[index], options));
@@ -77,7 +37,7 @@ pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulatio
 /// Schedules `pods` on `snapshot` as [`simulate`] does on a cluster, leaving the snapshot as
 /// the last binding left it; the decisions, in queue order.
 pub fn simulate_on(snapshot: &mut Snapshot, pods: &[Pod], options: &Options) -> Vec<PodDecision> {
-    enqueue_waiting(snapshot, pods);
+    enqueue_waiting(snapshot, pods, options.profile.version);
     queue_order(pods)
         .into_iter()
         .map(|index| schedule_and_bind(snapshot, &pods[index], options))
@@ -89,7 +49,9 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
     let info = PodInfo::new(pod.clone());
     // `PriorityQueue.Add`: a pod entering the queue now with `status.nominatedNodeName` is
     // nominated there (a waiting pod was at the start, see `enqueue_waiting`).
-    if let Some(node) = queued_nomination(snapshot, pod).filter(|_| !pod.waiting) {
+    if let Some(node) =
+        queued_nomination(snapshot, pod, options.profile.version).filter(|_| !pod.waiting)
+    {
         snapshot.nominate(info.clone(), node);
     }
     let mut decision = schedule_one(snapshot, &info, options);
@@ -139,6 +101,18 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
         snapshot.bind(info, node_index);
     }
     decision
+}
+
+/// The PostFilter text when preemption fails: DynamicResources' PostFilter runs first and, for a
+/// pod without claims, said `no new claims to deallocate` up to v1.36 (`RunPostFilterPlugins`
+/// joins the reasons with ", "); v1.37's returns Unschedulable with no reason
+/// (plugins/dynamicresources/dynamicresources.go `PostFilter`).
+fn with_dynamic_resources_note(version: KubeVersion, preemption: String) -> String {
+    if version.since(37) {
+        preemption
+    } else {
+        alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {preemption}")
+    }
 }
 
 fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> Vec<usize> {
@@ -463,31 +437,43 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                         .into_iter()
                         .find(|c| c.node == node)
                         .expect("the pick is a candidate");
+                    let nominated_node = snapshot.nodes[candidate.node].node.name.clone();
+                    let success_message = default_preemption::success_message(
+                        profile.version,
+                        &nominated_node,
+                        candidate.victims.len(),
+                    );
+                    let mut first_attempt = diagnosis.clone();
+                    first_attempt.post_filter_msg = success_message.clone();
                     decision.preemption = Some(PreemptionReport {
                         tied_candidates,
                         candidates: n_candidates,
                         candidates_sampled: nominated.sampled,
-                        nominated_node: snapshot.nodes[candidate.node].node.name.clone(),
-                        // Victims already terminating are not deleted again (upstream's
-                        // prepareCandidate skips them); they keep their resources until they go.
+                        nominated_node,
+                        // From v1.35, victims already terminating are not deleted again
+                        // (upstream's prepareCandidate skips them); they keep their resources
+                        // until they go. v1.34 deletes every victim (preemption.go
+                        // prepareCandidateAsync), and the oracle's API removes it at once.
                         victims: candidate
                             .victims
                             .iter()
-                            .filter(|v| !snapshot.pod(**v).pod.terminating)
+                            .filter(|v| {
+                                !(profile.version.since(35) && snapshot.pod(**v).pod.terminating)
+                            })
                             .map(|v| snapshot.pod(*v).pod.key())
                             .collect(),
                         pdb_violations: candidate.num_pdb_violations,
-                        first_attempt_message: fit_error_message(n_nodes, &diagnosis),
+                        first_attempt_message: fit_error_message(n_nodes, &first_attempt),
                         placed: false,
                     });
-                    None
+                    success_message
                 }
                 PreemptionOutcome::Failed(message) => {
-                    Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}"))
+                    Some(with_dynamic_resources_note(profile.version, message))
                 }
                 PreemptionOutcome::NoCandidates(message) => {
                     decision.nomination_cleared = true;
-                    Some(alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {message}"))
+                    Some(with_dynamic_resources_note(profile.version, message))
                 }
             }
         };

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 
 use super::TieBreak;
 use crate::framework::{PluginName, Profile, Snapshot, Status};
+use crate::version::KubeVersion;
 
 /// The message of a pod whose `schedulingGates` keep it out of the queue (condition reason SchedulingGated).
 pub const SCHEDULING_GATED_MSG: &str = "Scheduling is blocked due to non-empty scheduling gates";
@@ -41,9 +42,18 @@ pub struct Options {
 }
 
 impl Default for Options {
+    /// [`Options::for_version`] of [`KubeVersion::DEFAULT`].
     fn default() -> Self {
+        Options::for_version(KubeVersion::DEFAULT)
+    }
+}
+
+impl Options {
+    /// The default profile of `version`, the Pending pods' details kept, ties to the first in
+    /// node order.
+    pub fn for_version(version: KubeVersion) -> Options {
         Options {
-            profile: Profile::default_v1_35(),
+            profile: Profile::default_for(version),
             detail: Detail::PendingOnly,
             tie_break: TieBreak::FirstInNodeOrder,
         }

@@ -1,5 +1,5 @@
-//! `v1.Node` to [`model::Node`]: labels, taints, `spec.unschedulable`, `status.allocatable` and
-//! `status.images`.
+//! `v1.Node` to [`model::Node`]: labels, taints, `spec.unschedulable`, `status.allocatable`,
+//! `status.images` and `status.declaredFeatures`.
 
 use k8s_openapi::api::core::v1 as api;
 use spreadlab_engine::model::{self, ContainerImage, Taint, TaintEffect};
@@ -52,6 +52,9 @@ pub fn convert_node(node: &api::Node) -> Result<model::Node, ConvertError> {
                 size_bytes: image.size_bytes.unwrap_or(0),
             })
             .collect(),
+        declared_features: status
+            .and_then(|s| s.declared_features.clone())
+            .unwrap_or_default(),
     })
 }
 

@@ -189,6 +189,13 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
         )?,
         node_selector: spec.node_selector.clone().unwrap_or_default(),
         host_network: spec.host_network.unwrap_or(false),
+        host_users: spec.host_users,
+        restarts_all_containers: spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter().flatten())
+            .flat_map(|c| c.restart_policy_rules.iter().flatten())
+            .any(|rule| rule.action == "RestartAllContainers"),
         scheduling_gated: spec
             .scheduling_gates
             .as_ref()

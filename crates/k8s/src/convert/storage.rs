@@ -497,6 +497,10 @@ pub fn convert_volumes(volumes: Option<&Vec<api::Volume>>) -> Result<Vec<PodVolu
             VolumeSource::InTree(InTreeSource::PortworxVolume {
                 volume_id: disk.volume_id.clone(),
             })
+        } else if let Some(image) = &volume.image {
+            VolumeSource::Image {
+                reference: image.reference.clone().unwrap_or_default(),
+            }
         } else {
             VolumeSource::Other
         };

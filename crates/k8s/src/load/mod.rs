@@ -24,6 +24,7 @@ mod identity;
 mod revisions;
 mod storage;
 mod validation;
+mod versions;
 mod workloads;
 
 use admission_objects::{Admit, LimitRangeDefaults, RuntimeClassInfo};
@@ -172,6 +173,8 @@ pub(crate) struct Loader<'o> {
     skips: std::collections::HashMap<identity::Slot, identity::Skip>,
     /// The index of the source being read.
     source: usize,
+    /// Kubelet minor versions already warned about (`LoadOptions::kubernetes_version`).
+    kubelet_minors_warned: std::collections::BTreeSet<String>,
 }
 
 /// `metadata.name`, or for `generateName` the prefix plus a stable stand-in suffix.
@@ -198,6 +201,7 @@ impl<'o> Loader<'o> {
             stopped: false,
             pending: Vec::new(),
             live_replica_sets: Vec::new(),
+            kubelet_minors_warned: std::collections::BTreeSet::new(),
             live_controller_revisions: Vec::new(),
             deployment_templates: Vec::new(),
             stateful_set_templates: Vec::new(),
@@ -344,6 +348,7 @@ impl<'o> Loader<'o> {
                 let mut node: core_api::Node = self.typed(place, value)?;
                 let defaulted = admission::default_node_allocatable(&mut node);
                 let name = object_name(place, &node.metadata)?;
+                self.check_kubelet_version(place, &name, &node);
                 let node = convert_node(&node).map_err(|mut e| {
                     if defaulted && e.path.starts_with("status.allocatable") {
                         e.path = e.path.replacen("status.allocatable", "status.capacity", 1);

@@ -4,7 +4,7 @@
 
 use spreadlab_engine::model::{BindingMode, VolumeSummary};
 use spreadlab_engine::scheduler::{
-    AffinityRule, Explanation, NodeVerdict, Options, PodDecision, SpreadExplanation,
+    AffinityRule, Explanation, NodeVerdict, PodDecision, SpreadExplanation,
 };
 use spreadlab_engine::{Code, PluginName};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -66,7 +66,7 @@ fn node_table(decision: &PodDecision) -> Html {
     }
 }
 
-fn node_detail(decision: &PodDecision, node: &str) -> Html {
+fn node_detail(analysis: &Analysis, decision: &PodDecision, node: &str) -> Html {
     let Some(verdict) = decision
         .explanation
         .as_ref()
@@ -79,7 +79,7 @@ fn node_detail(decision: &PodDecision, node: &str) -> Html {
             <h3>{ format!("{} for this pod", node) }</h3>
             <p>{ format!("Filter: {} — {}", verdict.filter.code.as_str(), verdict_text(verdict)) }</p>
             if let Some(steps) = decision.explanation.as_ref()
-                .and_then(|e| model::filter_steps(&Options::default().profile.filters, e, node)) {
+                .and_then(|e| model::filter_steps(&analysis.options().profile.filters, e, node)) {
                 <table class="verdicts" id="filter-steps">
                     <caption>{ "Filter plugins in profile order (the scheduler stops at the first failure)" }</caption>
                     <thead><tr><th scope="col">{ "plugin" }</th><th scope="col">{ "verdict" }</th></tr></thead>
@@ -522,7 +522,7 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
                     </div>
                 }
                 { volumes_view(&analysis.settled.volume_summaries(&decision.namespace, &decision.name)) }
-                if let Some(node) = &props.selected_node { { node_detail(decision, node) } }
+                if let Some(node) = &props.selected_node { { node_detail(analysis, decision, node) } }
                 if let Some(explanation) = &decision.explanation {
                     { pre_filter_view(explanation) }
                     { for explanation.spread.iter().enumerate().map(|(i, s)| spread_chart(analysis, decision, s, i, props.selected_node.as_deref())) }

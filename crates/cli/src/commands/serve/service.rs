@@ -66,6 +66,12 @@ impl Service {
                 Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
             }
         };
+        // The settings' `kubernetesVersion` wins; else `--kubernetes-version`.
+        let mut settings = settings;
+        if settings.kubernetes_version.is_none() {
+            settings.kubernetes_version =
+                Some(crate::input::kubernetes_version().as_str().to_owned());
+        }
         Ok(Service {
             snapshot: Snapshot::open(files, settle)?,
             settings,

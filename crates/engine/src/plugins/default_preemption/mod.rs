@@ -12,6 +12,7 @@ use crate::framework::{
     fit_error_message, remove_pod, run_filter_with_nominated_pods,
 };
 use crate::model::{PodDisruptionBudget, PreemptionPolicy};
+use crate::version::KubeVersion;
 
 mod go_sort;
 
@@ -58,13 +59,17 @@ pub enum PreemptionOutcome {
     NoCandidates(String),
 }
 
-/// `util.MoreImportantPod` (pkg/scheduler/util/utils.go) as the `less` of Go's `sort.Slice`: the
-/// higher priority first, then the earlier `status.startTime`. A pod without one counts as started
-/// at `time.Now()`, read anew at each comparison (`GetPodStartTime`), so it sorts after every pod
-/// with a start time (snapshot start times lie in the past) and, against another pod without one,
-/// the first argument's "now" is read first and is earlier: `less` is true both ways. This is
-/// not an order, so the result is Go's algorithm's (see `go_sort`), as upstream's is.
-fn more_important(snapshot: &Snapshot, a: PodId, b: PodId) -> bool {
+/// The `less` of Go's `sort.Slice` over the potential victims: the higher priority first, then
+/// the earlier `status.startTime`; a pod without one counts as started at `time.Now()`, so after
+/// every pod with a start time (snapshot start times lie in the past). Between two pods without
+/// one:
+/// - up to v1.36 (`built` is `None`), `util.MoreImportantPod` (pkg/scheduler/util/utils.go) reads
+///   "now" anew at each comparison, the first argument's first: `less` is true both ways. This is
+///   not an order, so the result is Go's algorithm's (see `go_sort`), as upstream's is;
+/// - from v1.37, `preemption.MoreImportantVictim` (framework/preemption/util.go) compares the
+///   "now" each victim got once, when it was built (`NewVictim`, in the node's pod order
+///   `built`): the one built first. A strict weak order; equal start times are equal.
+fn more_important(snapshot: &Snapshot, built: Option<&[PodId]>, a: PodId, b: PodId) -> bool {
     let (pa, pb) = (&snapshot.pod(a).pod, &snapshot.pod(b).pod);
     if pa.priority != pb.priority {
         return pa.priority > pb.priority;
@@ -73,17 +78,24 @@ fn more_important(snapshot: &Snapshot, a: PodId, b: PodId) -> bool {
         (Some(x), Some(y)) => x < y,
         (Some(_), None) => true,
         (None, Some(_)) => false,
-        (None, None) => true,
+        (None, None) => built.is_none_or(|built| {
+            let position = |id| built.iter().position(|p| *p == id);
+            position(a) < position(b)
+        }),
     }
 }
 
 /// `filterPodsWithPDBViolation` (defaultpreemption/default_preemption.go): splits pods (in order)
 /// into those whose eviction violates a PDB and the rest, decrementing each matching budget as it
 /// goes, except for pods in the budget's `status.disruptedPods`.
+///
+/// v1.37's `FilterVictimsWithPDBViolation` (framework/preemption/util.go) stops at a pod's first
+/// budget that goes negative: later matching budgets are not decremented for it.
 fn split_by_pdb_violation(
     snapshot: &Snapshot,
     pods: &[PodId],
     pdbs: &[PodDisruptionBudget],
+    version: KubeVersion,
 ) -> (Vec<PodId>, Vec<PodId>) {
     let mut allowed: Vec<i32> = pdbs.iter().map(|p| p.disruptions_allowed).collect();
     let (mut violating, mut non_violating) = (Vec::new(), Vec::new());
@@ -106,6 +118,9 @@ fn split_by_pdb_violation(
                 allowed[index] -= 1;
                 if allowed[index] < 0 {
                     violated = true;
+                    if version.since(37) {
+                        break;
+                    }
                 }
             }
         }
@@ -174,9 +189,15 @@ fn select_victims_in_place(
     for (id, info) in removed.drain(..) {
         add_pod(snapshot, state, preemptor, id, info);
     }
-    go_sort::sort_slice(&mut potential, |a, b| more_important(snapshot, *a, *b));
+    // The victims in the node's pod order, as v1.37 builds them (`GetVictimsOnNode`).
+    let built = potential.clone();
+    let version = profile.version;
+    let built = version.since(37).then_some(built.as_slice());
+    let importance =
+        |snapshot: &Snapshot, a: PodId, b: PodId| more_important(snapshot, built, a, b);
+    go_sort::sort_slice(&mut potential, |a, b| importance(snapshot, *a, *b));
     let (violating, non_violating) =
-        split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone());
+        split_by_pdb_violation(snapshot, &potential, &snapshot.pdbs.clone(), version);
     let mut pending: Vec<(PodId, PodInfo)> = Vec::new();
     for &id in &potential {
         let info = remove_pod(snapshot, state, preemptor, id);
@@ -210,7 +231,7 @@ fn select_victims_in_place(
         snapshot.restore(id, info);
     }
     if resort {
-        go_sort::sort_slice(&mut victims, |a, b| more_important(snapshot, *a, *b));
+        go_sort::sort_slice(&mut victims, |a, b| importance(snapshot, *a, *b));
     }
     Ok(Candidate {
         node: node_index,
@@ -287,6 +308,20 @@ fn eligibility_message(
         .pods_on(node)
         .any(|p| p.pod.priority < preemptor.pod.priority && p.pod.terminating_by_preemption)
         .then(|| String::from("not eligible due to a terminating pod on the nominated node."))
+}
+
+/// The message of a successful PostFilter: v1.37's `Evaluator.Preempt`
+/// (framework/preemption/preemption.go) returns `found a potential placement for pod on node X,
+/// preempting N victims` (N every victim of the candidate), which `DefaultPreemption.PostFilter`
+/// prefixes with `preemption: ` and the FitError appends; up to v1.36 the success had none.
+pub fn success_message(
+    version: crate::version::KubeVersion,
+    node: &str,
+    victims: usize,
+) -> Option<alloc::string::String> {
+    version.since(37).then(|| {
+        format!("preemption: found a potential placement for pod on node {node}, preempting {victims} victims")
+    })
 }
 
 /// `DefaultPreemption.PostFilter`: the filter statuses of every node (`None` for nodes that passed or

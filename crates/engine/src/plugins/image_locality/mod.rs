@@ -1,5 +1,6 @@
 //! ImageLocality: favours nodes that already hold the pod's images, scaled by how widely they spread.
-//! Mirrors kubernetes v1.35 `pkg/scheduler/framework/plugins/imagelocality/image_locality.go`.
+//! Mirrors `pkg/scheduler/framework/plugins/imagelocality/image_locality.go` (v1.35; image volumes
+//! from v1.36 and v1.37).
 
 mod scoring;
 

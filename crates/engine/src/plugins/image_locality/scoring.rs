@@ -4,7 +4,9 @@ use alloc::format;
 use alloc::string::String;
 
 use crate::framework::{NodeInfo, PodInfo, Snapshot};
+use crate::model::VolumeSource;
 use crate::plugins::helper::MAX_NODE_SCORE;
+use crate::version::KubeVersion;
 
 const MB: i64 = 1024 * 1024;
 const MIN_THRESHOLD: i64 = 23 * MB;
@@ -21,15 +23,25 @@ pub fn normalized_image_name(name: &str) -> String {
     }
 }
 
-/// Raw score in 0..100 (no NormalizeScore).
-pub fn score(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> i64 {
+/// Raw score in 0..100 (no NormalizeScore): `sumImageScores` and `calculatePriority`. From
+/// v1.36 image volumes count in the sum (`sumImageScores`, kubernetes v1.36.3), and from v1.37
+/// also in the image count the maximum threshold scales with (v1.37.2).
+pub fn score(version: KubeVersion, snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> i64 {
     let total_nodes = snapshot.num_nodes();
+    let image_volumes = pod.pod.volumes.iter().filter_map(|v| match &v.source {
+        VolumeSource::Image { reference } if version.since(36) => Some(reference.as_str()),
+        _ => None,
+    });
+    let images = pod
+        .pod
+        .init_containers
+        .iter()
+        .chain(&pod.pod.containers)
+        .filter_map(|c| c.image.as_deref())
+        .chain(image_volumes.clone());
     let mut sum: i64 = 0;
     if !node.node.images.is_empty() && total_nodes > 0 {
-        for container in pod.pod.init_containers.iter().chain(&pod.pod.containers) {
-            let Some(image) = container.image.as_deref() else {
-                continue;
-            };
+        for image in images {
             let wanted = normalized_image_name(image);
             if let Some(state) = node.node.images.iter().find(|i| i.names.contains(&wanted)) {
                 let num_nodes = snapshot.image_num_nodes.get(&wanted).copied().unwrap_or(0);
@@ -38,8 +50,11 @@ pub fn score(snapshot: &Snapshot, pod: &PodInfo, node: &NodeInfo) -> i64 {
             }
         }
     }
-    let n_containers = (pod.pod.init_containers.len() + pod.pod.containers.len()) as i64;
-    let max_threshold = MAX_CONTAINER_THRESHOLD * n_containers;
+    let mut n_images = (pod.pod.init_containers.len() + pod.pod.containers.len()) as i64;
+    if version.since(37) {
+        n_images += image_volumes.count() as i64;
+    }
+    let max_threshold = MAX_CONTAINER_THRESHOLD * n_images;
     let clamped = if sum < MIN_THRESHOLD {
         MIN_THRESHOLD
     } else if sum > max_threshold {

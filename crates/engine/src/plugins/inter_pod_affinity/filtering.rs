@@ -204,7 +204,11 @@ impl PreFilterState {
 }
 
 /// PreFilter: `Skip` when no existing pod's anti-affinity matches and the pod has no required terms.
-pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilterState>) {
+pub fn pre_filter(
+    pod: &PodInfo,
+    snapshot: &Snapshot,
+    version: crate::version::KubeVersion,
+) -> (Status, Option<PreFilterState>) {
     if let Some(error) = &pod.parse_error {
         return (
             Status::new(
@@ -220,7 +224,7 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
         .iter_mut()
         .chain(required_anti_affinity_terms.iter_mut())
     {
-        merge_term_namespaces(term, snapshot);
+        merge_term_namespaces(term, snapshot, version);
     }
     let namespace_labels = snapshot
         .namespace_labels(&pod.pod.namespace)

@@ -63,6 +63,7 @@ pub fn pre_score(
     pod: &PodInfo,
     snapshot: &Snapshot,
     filtered: &[usize],
+    version: crate::version::KubeVersion,
 ) -> Result<Option<PreScoreState>, String> {
     if filtered.is_empty() {
         return Ok(None);
@@ -95,7 +96,7 @@ pub fn pre_score(
         .iter_mut()
         .chain(preferred_anti_affinity.iter_mut())
     {
-        merge_term_namespaces(&mut term.term, snapshot);
+        merge_term_namespaces(&mut term.term, snapshot, version);
     }
     let namespace_labels = snapshot
         .namespace_labels(&pod.pod.namespace)

@@ -1,5 +1,5 @@
 //! NodeName: a pod that names a node only fits that node.
-//! Mirrors kubernetes v1.35 `pkg/scheduler/framework/plugins/nodename/node_name.go`.
+//! Mirrors `pkg/scheduler/framework/plugins/nodename/node_name.go` (v1.35; the PreFilter is v1.37's).
 
 mod filtering;
 
@@ -16,3 +16,15 @@ pub fn reads_node_identity(pod: &crate::framework::PodInfo) -> bool {
 
 /// `ErrReason`.
 pub const ERR_REASON: &str = "node(s) didn't match the requested node name";
+
+/// v1.37 `PreFilter`: a pod that names a node narrows the cycle to it
+/// (`PreFilterResult{NodeNames: {spec.nodeName}}`); otherwise every node.
+pub fn pre_filter_node_names(
+    pod: &crate::framework::PodInfo,
+) -> Option<alloc::collections::BTreeSet<alloc::string::String>> {
+    pod.pod
+        .node_name
+        .as_deref()
+        .filter(|name| !name.is_empty())
+        .map(|name| alloc::collections::BTreeSet::from([alloc::string::String::from(name)]))
+}

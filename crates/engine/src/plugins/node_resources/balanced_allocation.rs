@@ -1,11 +1,13 @@
-//! NodeResourcesBalancedAllocation (`balanced_allocation.go`, v1.35 formula: `(1 - std) * 100`).
+//! NodeResourcesBalancedAllocation (`balanced_allocation.go`): up to v1.35 `(1 - std) * 100` of
+//! the fractions with the pod; from v1.36 the change the pod makes to that balance.
 
 pub use crate::config::BalancedAllocationArgs;
 use alloc::vec::Vec;
 
-use super::resource_allocation::{pod_resource_request_list, score_with};
+use super::resource_allocation::{pod_resource_request_list, score_with, score_with_allocated};
 use crate::framework::{NodeInfo, PodInfo};
 use crate::plugins::helper::MAX_NODE_SCORE;
+use crate::version::KubeVersion;
 
 /// PreScore: the pod's real requests; `None` (Skip) for a best-effort pod (all zero).
 pub fn balanced_pre_score(args: &BalancedAllocationArgs, pod: &PodInfo) -> Option<Vec<i64>> {
@@ -17,8 +19,8 @@ pub fn balanced_pre_score(args: &BalancedAllocationArgs, pod: &PodInfo) -> Optio
     }
 }
 
-/// `balancedResourceScorer`: one minus the standard deviation of the requested fractions, times 100,
-/// in the same float64 order as upstream.
+/// `balancedResourceScorer` up to v1.35, `balancedResourceScore` from v1.36: one minus the
+/// standard deviation of the requested fractions, times 100, in the same float64 order as upstream.
 fn balanced_resource_scorer(requested: &[i64], allocatable: &[i64]) -> i64 {
     // Without allocating: the fractions are recomputed for the second pass (same values, same order).
     let fractions = || {
@@ -55,8 +57,31 @@ fn balanced_resource_scorer(requested: &[i64], allocatable: &[i64]) -> i64 {
     ((1.0 - std) * MAX_NODE_SCORE as f64) as i64
 }
 
-/// Score with the node's real Requested plus the pod's request.
-pub fn balanced_score(args: &BalancedAllocationArgs, pod_requests: &[i64], node: &NodeInfo) -> i64 {
+/// v1.36 `balancedResourceScorer` (kubernetes v1.36.3 `balanced_allocation.go`): the balance with
+/// the pod against the balance without it, brought back to [50, 100] (Go's truncating division):
+/// `50 + (50 + with - without) / 2`.
+fn balanced_change_scorer(requested: &[i64], allocated: &[i64], allocatable: &[i64]) -> i64 {
+    let with_pod = balanced_resource_scorer(requested, allocatable);
+    let without_pod = balanced_resource_scorer(allocated, allocatable);
+    MAX_NODE_SCORE / 2 + (MAX_NODE_SCORE / 2 + with_pod - without_pod) / 2
+}
+
+/// Score with the node's real Requested plus the pod's request (and, from v1.36, without it).
+pub fn balanced_score(
+    version: KubeVersion,
+    args: &BalancedAllocationArgs,
+    pod_requests: &[i64],
+    node: &NodeInfo,
+) -> i64 {
+    if version.since(36) {
+        return score_with_allocated(
+            node,
+            &args.resources,
+            pod_requests,
+            true,
+            balanced_change_scorer,
+        );
+    }
     score_with(
         node,
         &args.resources,

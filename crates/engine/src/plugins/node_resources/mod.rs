@@ -84,7 +84,12 @@ mod tests {
         let balanced = super::BalancedAllocationArgs::default();
         let requests = super::balanced_pre_score(&balanced, &incoming).unwrap();
         assert_eq!(
-            super::balanced_score(&balanced, &requests, &snap.nodes[0]),
+            super::balanced_score(
+                crate::KubeVersion::V1_35,
+                &balanced,
+                &requests,
+                &snap.nodes[0]
+            ),
             100
         );
     }

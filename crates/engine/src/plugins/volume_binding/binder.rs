@@ -25,7 +25,17 @@ pub struct PodVolumes {
     /// Claims bound to an existing volume: the claim and the volume's name.
     pub static_bindings: Vec<(PersistentVolumeClaim, String)>,
     /// Claims a provisioner creates a volume for.
-    pub dynamic_provisions: Vec<PersistentVolumeClaim>,
+    pub dynamic_provisions: Vec<DynamicProvision>,
+}
+
+/// One claim a provisioner creates a volume for (`DynamicProvision`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DynamicProvision {
+    /// The claim.
+    pub claim: PersistentVolumeClaim,
+    /// The `capacity` of the CSIStorageCapacity `hasEnoughCapacity` found sufficient (`NodeCapacity`),
+    /// in bytes: `None` when the driver does not track capacity (or the object has no `capacity`).
+    pub node_capacity: Option<i64>,
 }
 
 /// `FindPodVolumes`: the bindings on `node` and the reasons it fails, in upstream's order
@@ -172,38 +182,49 @@ fn check_volume_provisions(
         if !class.allows(&node.labels) {
             return Ok((false, true));
         }
-        if !has_enough_capacity(storage, &class.provisioner, claim, node) {
+        let Some(node_capacity) = has_enough_capacity(storage, &class.provisioner, claim, node)
+        else {
             return Ok((true, false));
-        }
-        provisions.push(claim.clone());
+        };
+        provisions.push(DynamicProvision {
+            claim: claim.clone(),
+            node_capacity,
+        });
     }
     volumes.dynamic_provisions = provisions;
     Ok((true, true))
 }
 
 /// `hasEnoughCapacity`: only for a CSI driver that opts into storage capacity tracking, a
-/// CSIStorageCapacity of the class the node can reach with room for the claim.
+/// CSIStorageCapacity of the class the node can reach with room for the claim. `None`: not
+/// enough; `Some(capacity)`: enough, with the `capacity` of the object found (v1.37's Score reads
+/// it), `Some(None)` when nothing was checked. Upstream takes the first such object in its
+/// lister's (unordered) list; spreadlab the first in input order.
 fn has_enough_capacity(
     storage: &Storage,
     provisioner: &str,
     claim: &PersistentVolumeClaim,
     node: &Node,
-) -> bool {
+) -> Option<Option<i64>> {
     let Some(request) = &claim.spec.request else {
-        return true;
+        return Some(None);
     };
     if storage.csi_drivers.get(provisioner) != Some(&true) {
-        return true;
+        return Some(None);
     }
     let size = request.value();
-    storage.capacities.iter().any(|capacity| {
-        capacity.storage_class == claim.spec.storage_class
-            && capacity.limit().is_some_and(|limit| limit.value() >= size)
-            && capacity
-                .node_topology
-                .as_ref()
-                .is_some_and(|selector| selector.matches(&node.labels))
-    })
+    storage
+        .capacities
+        .iter()
+        .find(|capacity| {
+            capacity.storage_class == claim.spec.storage_class
+                && capacity.limit().is_some_and(|limit| limit.value() >= size)
+                && capacity
+                    .node_topology
+                    .as_ref()
+                    .is_some_and(|selector| selector.matches(&node.labels))
+        })
+        .map(|capacity| capacity.capacity.as_ref().map(Quantity::value))
 }
 
 /// Binds the claims of a pod placed on `node` as the cluster ends up: each static binding's
@@ -219,7 +240,7 @@ pub fn bind_pod_volumes(storage: &mut Storage, node: &Node, volumes: &PodVolumes
         }
         store_bound(storage, claim, volume_name.clone());
     }
-    for claim in &volumes.dynamic_provisions {
+    for DynamicProvision { claim, .. } in &volumes.dynamic_provisions {
         let name = format!("pvc-{}-{}", claim.namespace, claim.name);
         let provisioner = storage
             .classes

@@ -2,13 +2,16 @@
 //! there (a matching static volume, or a provisioner allowed to create one for the node).
 //! Mirrors kubernetes v1.35 `pkg/scheduler/framework/plugins/volumebinding/volume_binding.go`
 //! (PreFilter, Filter) and `binder.go` (`GetPodVolumeClaims`, `FindPodVolumes`). Its Score needs
-//! the alpha StorageCapacityScoring gate (off in v1.35: no scorer), so it does not score.
+//! the StorageCapacityScoring gate (alpha and off up to v1.36: no scorer; beta and on in v1.37:
+//! `scorer.rs`, in the v1.37 profile).
 
 mod binder;
 mod filtering;
+mod scorer;
 
-pub use binder::{PodVolumes, bind_pod_volumes, find_pod_volumes};
+pub use binder::{DynamicProvision, PodVolumes, bind_pod_volumes, find_pod_volumes};
 pub use filtering::{PreFilterState, filter, pre_filter, reads_node_identity};
+pub use scorer::score;
 
 /// `ErrReasonBindConflict`.
 pub const ERR_REASON_BIND_CONFLICT: &str =

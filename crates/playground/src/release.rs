@@ -1,0 +1,97 @@
+//! The Kubernetes release the playground mirrors: the engine options an analysis runs with.
+
+use spreadlab_engine::KubeVersion;
+use spreadlab_engine::scheduler::{Detail, Options};
+
+use crate::model::{Analysis, analyse_for};
+
+/// The engine's options for `version`: per-node detail for Pending pods (placed pods' on demand).
+pub(crate) fn options_for(version: KubeVersion) -> Options {
+    Options {
+        detail: Detail::PendingOnly,
+        ..Options::for_version(version)
+    }
+}
+
+impl Analysis {
+    /// The engine's options this analysis ran with (its release; what-ifs start from them).
+    pub fn options(&self) -> Options {
+        options_for(self.version)
+    }
+}
+
+/// [`analyse_for`] with the default release.
+pub fn analyse(text: &str) -> Analysis {
+    analyse_for(text, KubeVersion::DEFAULT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::examples;
+
+    /// The two examples whose answer changes with the release: for each release, the pods the
+    /// playground places and leaves Pending are those of that release's real scheduler
+    /// (`tests/scenarios/<id>/expected*.jsonl`).
+    #[test]
+    fn version_examples_follow_each_release_recording() {
+        let recordings: [(&str, [&str; 4]); 2] = [
+            (
+                "version-node-declared-features",
+                [
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected-1.34.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected-1.36.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-node-declared-features/expected-1.37.jsonl"
+                    ),
+                ],
+            ),
+            (
+                "version-namespace-selector-notin",
+                [
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected-1.34.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected-1.36.jsonl"
+                    ),
+                    include_str!(
+                        "../../../tests/scenarios/version-namespace-selector-notin/expected-1.37.jsonl"
+                    ),
+                ],
+            ),
+        ];
+        for (id, per_release) in recordings {
+            let text = examples::by_id(id).expect("example").text();
+            for (version, recording) in KubeVersion::ALL.into_iter().zip(per_release) {
+                let analysis = analyse_for(&text, version);
+                let placed: Vec<Option<String>> = analysis
+                    .decisions()
+                    .iter()
+                    .map(|d| d.node.clone())
+                    .collect();
+                let recorded: Vec<Option<String>> = recording
+                    .lines()
+                    .map(|line| {
+                        // The oracle's line: `"node":"<name>"` or `"node":null`.
+                        let value = &line[line.find("\"node\":").expect("a node field") + 7..];
+                        value
+                            .strip_prefix('"')
+                            .map(|rest| rest[..rest.find('"').expect("a string")].to_string())
+                    })
+                    .collect();
+                assert_eq!(placed, recorded, "{id} on Kubernetes {version}");
+            }
+        }
+    }
+}
