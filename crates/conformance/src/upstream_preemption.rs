@@ -258,6 +258,7 @@ fn check_result(
             (Value::from(""), "Unschedulable", message.clone())
         }
         PreemptionOutcome::Failed(message) => (Value::Null, "Unschedulable", message.clone()),
+        PreemptionOutcome::Error(message) => (Value::Null, "Error", message.clone()),
     };
     if want.get("nominatedNode").is_some_and(|n| *n != nominated) {
         problems.push(format!(

@@ -475,6 +475,9 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                     decision.nomination_cleared = true;
                     Some(with_dynamic_resources_note(profile.version, message))
                 }
+                // An Error ends RunPostFilterPlugins at once: no DynamicResources note, and no
+                // result, so the nomination stays.
+                PreemptionOutcome::Error(message) => Some(message),
             }
         };
         decision.message = Some(fit_error_message(n_nodes, &diagnosis));

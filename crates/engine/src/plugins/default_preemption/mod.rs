@@ -57,6 +57,11 @@ pub enum PreemptionOutcome {
     /// No node would make room: the PostFilter text, and the result clears the pod's nomination
     /// (`NewPostFilterResultWithNominatedNode("")`, framework/preemption/preemption.go `Preempt`).
     NoCandidates(String),
+    /// No candidate, and the dry run met a plugin `Error` on some node: `Preempt` returns the
+    /// errors (`DryRunPreemption`'s aggregate) as an Error status with no result, so the pod's
+    /// nomination stays, and `RunPostFilterPlugins` returns that status at once, without the
+    /// reasons of the plugins before it. The text is `preemption: ` and the errors.
+    Error(String),
 }
 
 /// The `less` of Go's `sort.Slice` over the potential victims: the higher priority first, then
@@ -345,6 +350,7 @@ pub fn post_filter(
         ..Diagnosis::default()
     };
     let mut candidates = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
     let mut potential_nodes = 0;
     for (node_index, status) in node_statuses.iter().enumerate() {
         let name = snapshot.nodes[node_index].node.name.clone();
@@ -353,7 +359,20 @@ pub fn post_filter(
                 potential_nodes += 1;
                 match select_victims_on_node(profile, snapshot, state, preemptor, node_index) {
                     Ok(candidate) => candidates.push(candidate),
-                    Err(status) => diagnosis.node_statuses.push((name, status)),
+                    Err(status) => {
+                        if status.code == Code::Error {
+                            // `RunFilterPlugins` wraps a plugin's error; the aggregate keeps
+                            // each distinct text once, in the order met (upstream's workers
+                            // start from a random offset: node order here).
+                            let plugin = status.plugin.map_or("", |p| p.as_str());
+                            let error =
+                                format!("running {plugin:?} filter plugin: {}", status.message());
+                            if !errors.contains(&error) {
+                                errors.push(error);
+                            }
+                        }
+                        diagnosis.node_statuses.push((name, status))
+                    }
                 }
             }
             _ => diagnosis.node_statuses.push((
@@ -361,6 +380,9 @@ pub fn post_filter(
                 Status::new(Code::UnschedulableAndUnresolvable, PREEMPTION_NOT_HELPFUL),
             )),
         }
+    }
+    if candidates.is_empty() && !errors.is_empty() {
+        return PreemptionOutcome::Error(format!("preemption: {}", errors.join(", ")));
     }
     if candidates.is_empty() {
         return PreemptionOutcome::NoCandidates(format!(
