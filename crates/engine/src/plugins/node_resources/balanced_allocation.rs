@@ -4,7 +4,7 @@
 pub use crate::config::BalancedAllocationArgs;
 use alloc::vec::Vec;
 
-use super::resource_allocation::{pod_resource_request_list, score_with, score_with_allocated};
+use super::resource_allocation::{pod_resource_request_list, score_with};
 use crate::framework::{NodeInfo, PodInfo};
 use crate::plugins::helper::MAX_NODE_SCORE;
 use crate::version::KubeVersion;
@@ -74,12 +74,22 @@ pub fn balanced_score(
     node: &NodeInfo,
 ) -> i64 {
     if version.since(36) {
-        return score_with_allocated(
+        // v1.36 `calculateNodeAllocatableRequest`: the node's requests without the pod are the
+        // requests with it less the pod's, 0 where the resource is skipped (allocatable 0).
+        return score_with(
             node,
             &args.resources,
             pod_requests,
             true,
-            balanced_change_scorer,
+            |requested, allocatable| {
+                let allocated: Vec<i64> = requested
+                    .iter()
+                    .zip(pod_requests)
+                    .zip(allocatable)
+                    .map(|((r, p), a)| if *a == 0 { 0 } else { r - p })
+                    .collect();
+                balanced_change_scorer(requested, &allocated, allocatable)
+            },
         );
     }
     score_with(

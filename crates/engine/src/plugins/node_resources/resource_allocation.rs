@@ -79,22 +79,7 @@ pub fn score_with(
     use_requested: bool,
     scorer: impl Fn(&[i64], &[i64]) -> i64,
 ) -> i64 {
-    score_with_allocated(node, resources, pod_requests, use_requested, |r, _, a| {
-        scorer(r, a)
-    })
-}
-
-/// `calculateNodeAllocatableRequest` as v1.36 has it: (requested with the pod, allocated without
-/// it, allocatable), each entry left 0 where the resource is skipped, then `scorer`.
-pub fn score_with_allocated(
-    node: &NodeInfo,
-    resources: &[ResourceSpec],
-    pod_requests: &[i64],
-    use_requested: bool,
-    scorer: impl Fn(&[i64], &[i64], &[i64]) -> i64,
-) -> i64 {
     let mut requested = alloc::vec![0i64; resources.len()];
-    let mut allocated = alloc::vec![0i64; resources.len()];
     let mut allocatable = alloc::vec![0i64; resources.len()];
     for (index, spec) in resources.iter().enumerate() {
         let (alloc, req) =
@@ -104,7 +89,6 @@ pub fn score_with_allocated(
         }
         allocatable[index] = alloc;
         requested[index] = req;
-        allocated[index] = req - pod_requests[index];
     }
-    scorer(&requested, &allocated, &allocatable)
+    scorer(&requested, &allocatable)
 }
