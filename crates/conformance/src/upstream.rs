@@ -338,7 +338,7 @@ fn run_case(
         std::sync::Arc::make_mut(&mut loaded.cluster.storage).claims_stored_only = true;
     }
     let pod = PodInfo::new(engine_pod(&case["pod"])?);
-    let (snapshot, _) = Snapshot::new(&loaded.cluster);
+    let (snapshot, _) = Snapshot::new(&loaded.cluster, version);
     let node_index = |name: &str| {
         snapshot
             .node_index

@@ -48,7 +48,7 @@ fn decisions_match_without_cache(cluster: &Cluster, pods: &[Pod]) -> vec::Vec<Po
         ..Options::default()
     };
     let cached = simulate(cluster, pods, &options).decisions;
-    let (mut snapshot, _) = Snapshot::new(cluster);
+    let (mut snapshot, _) = Snapshot::new(cluster, options.profile.version);
     let fresh: vec::Vec<PodDecision> = queue_order(pods)
         .into_iter()
         .map(|i| {
