@@ -74,7 +74,7 @@ fn container_list(pick: Pick, container: &Container, init: bool, infeasible: boo
         // Before v1.37 a plain init container counts its spec, as does a container whose status
         // has no `resources`.
         Pick::Legacy => match status {
-            Some(status) if status.resources_set && !(init && !container.restart_policy_always) => {
+            Some(status) if status.resources_set && (!init || container.restart_policy_always) => {
                 let reported = [status.actuated.as_ref(), status.allocated.as_ref()];
                 if infeasible {
                     max_of(&reported)

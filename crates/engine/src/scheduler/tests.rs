@@ -244,7 +244,9 @@ fn a_terminating_victim_on_the_nominated_node_blocks_preemption() {
     let mut preemptor = cpu_pod("preemptor", "p", 2000, 10, None);
     preemptor.waiting = true;
     preemptor.nominated_node_name = Some("a".into());
-    let simulation = simulate(&cluster, &[preemptor], &Options::default());
+    // Up to v1.36 DynamicResources' PostFilter adds its note before preemption's.
+    let options = Options::for_version(crate::KubeVersion::V1_35);
+    let simulation = simulate(&cluster, &[preemptor], &options);
     let decision = &simulation.decisions[0];
     assert_eq!(decision.node, None);
     assert!(decision.preemption.is_none());
