@@ -1,6 +1,6 @@
 // End-to-end tests of the built playground in the system Chromium (playwright-core, no browser
 // download). Run by scripts/test-web.sh, which builds dist/playground, serves it and sets URL.
-// Expected outcomes are the real kube-scheduler's (tests/scenarios/*/expected.jsonl) or follow
+// Expected outcomes are the real kube-scheduler's (tests/scenarios/*/expected-1.37.jsonl for the default, newest release) or follow
 // from upstream semantics stated in the fixtures' comments; screenshots go to ARTIFACTS.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,7 +60,9 @@ test('an example shows the Pending replica and the exact scheduler message', asy
   assert.equal(await page.locator('#pending .chip').count(), 1);
   await page.locator('#pending .chip').click();
   const message = await page.textContent('#pod-message-text');
-  assert.equal(message, '0/3 nodes are available: 3 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.');
+  // tests/scenarios/gpu-three-zones-one-full/expected-1.37.jsonl: the playground opens on the
+  // newest release.
+  assert.equal(message, '0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.');
   const reasons = await page.locator('#node-reasons tbody tr').allTextContents();
   assert.equal(reasons.length, 3);
   assert.ok(reasons.every((r) => r.includes('Insufficient nvidia.com/gpu')), reasons.join('|'));
@@ -82,10 +84,11 @@ test('an example shows the Pending replica and the exact scheduler message', asy
 test('a replica whose disk is pinned to a full zone: the message and where the volume lives', async () => {
   const page = await open();
   await loadExample(page, 'statefulset-zonal-volumes');
-  // tests/scenarios/statefulset-zonal-volumes/expected.jsonl (the real kube-scheduler).
+  // tests/scenarios/statefulset-zonal-volumes/expected-1.37.jsonl (the real kube-scheduler of
+  // the newest release, the playground's default).
   assert.equal(await page.locator('#pending .chip').count(), 1);
   await page.locator('#pending .chip').click();
-  assert.equal(await page.textContent('#pod-message-text'), "0/6 nodes are available: 2 Insufficient cpu, 4 node(s) didn't match PersistentVolume's node affinity. no new claims to deallocate, preemption: 0/6 nodes are available: 2 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.");
+  assert.equal(await page.textContent('#pod-message-text'), "0/6 nodes are available: 2 Insufficient cpu, 4 node(s) didn't match PersistentVolume's node affinity. preemption: 0/6 nodes are available: 2 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.");
   const volumes = await page.textContent('#pod-volumes');
   assert.match(volumes, /data-web-0/);
   assert.match(volumes, /pv-data-web-0: only on nodes with topology\.kubernetes\.io\/zone In \[zone-a\]/);

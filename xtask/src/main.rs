@@ -75,7 +75,7 @@ struct Args {
 fn parse_args(args: &[String]) -> Result<Args, String> {
     let mut parsed = Args {
         seeds: 0..100,
-        version: KubeVersion::DEFAULT,
+        version: spreadlab_conformance::REFERENCE_RELEASE,
         oracle: Oracle {
             path: Oracle::default_path(),
             args: Vec::new(),
@@ -198,7 +198,7 @@ fn main() -> ExitCode {
             // `cargo xtask scenario SEED [VERSION]`: the oracle's input for one seed, as JSON.
             let seed = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
             let version = match args.get(2).map(|v| KubeVersion::parse(v)).transpose() {
-                Ok(version) => version.unwrap_or(KubeVersion::DEFAULT),
+                Ok(version) => version.unwrap_or(spreadlab_conformance::REFERENCE_RELEASE),
                 Err(error) => {
                     eprintln!("xtask: {error}");
                     return ExitCode::from(2);

@@ -23,7 +23,7 @@ static INPUT: LazyLock<AnalysisInput> =
 fn options() -> Options {
     Options {
         detail: Detail::None,
-        ..Options::default()
+        ..Options::for_version(spreadlab_bench::release())
     }
 }
 

@@ -13,7 +13,7 @@ fn main() {
 fn options() -> Options {
     Options {
         detail: Detail::None,
-        ..Options::default()
+        ..Options::for_version(spreadlab_bench::release())
     }
 }
 

@@ -144,3 +144,14 @@ pub fn analysis_input(nodes: usize, background: usize, replicas: usize) -> Analy
         scenario: loaded.scenario(),
     }
 }
+
+/// The release the benchmarks simulate: `SPREADLAB_BENCH_KUBERNETES_VERSION` (`1.35`, ...), else
+/// the default (newest) one. Comparing a release with an older commit's numbers needs that
+/// release: `SPREADLAB_BENCH_KUBERNETES_VERSION=1.35 cargo bench -p spreadlab-bench`.
+pub fn release() -> spreadlab_engine::KubeVersion {
+    match std::env::var("SPREADLAB_BENCH_KUBERNETES_VERSION") {
+        Ok(text) => spreadlab_engine::KubeVersion::parse(&text)
+            .unwrap_or_else(|error| panic!("SPREADLAB_BENCH_KUBERNETES_VERSION: {error}")),
+        Err(_) => spreadlab_engine::KubeVersion::DEFAULT,
+    }
+}

@@ -41,6 +41,39 @@ pub fn emit<T: serde::Serialize>(output: Format, view: &T, table: impl FnOnce() 
     }
 }
 
+/// A report with the kube-scheduler release it mirrors, first (`"kubernetesVersion": "v1.37"`, as
+/// `simulate` states it): every JSON report, or every entry of a report that is a list, says which
+/// release's scheduler its answer is for.
+#[derive(serde::Serialize)]
+pub struct Stated<'a, T: ?Sized> {
+    #[serde(rename = "kubernetesVersion")]
+    kubernetes_version: String,
+    #[serde(flatten)]
+    report: &'a T,
+}
+
+/// `report` with the release of `--kubernetes-version` ([`Stated`]).
+pub fn stated<T: ?Sized>(report: &T) -> Stated<'_, T> {
+    Stated {
+        kubernetes_version: format!("v{}", crate::input::kubernetes_version()),
+        report,
+    }
+}
+
+/// Every entry of a list report [`stated`].
+pub fn stated_each<T>(reports: &[T]) -> Vec<Stated<'_, T>> {
+    reports.iter().map(|report| stated(report)).collect()
+}
+
+/// The last line of every table but `simulate`'s (whose first line says it): the release the
+/// answer is for.
+pub fn release_footer() -> String {
+    format!(
+        "(kube-scheduler v{} semantics; --kubernetes-version 1.34|1.35|1.36|1.37)\n",
+        crate::input::kubernetes_version()
+    )
+}
+
 /// Writes `text` to standard output. When the reader has gone (`spreadlab … | head`: a broken
 /// pipe), the rest is dropped quietly and the command still exits with its verdict's code;
 /// any other write error (a full disk) is printed and returns `false` (exit 3). `print!` would

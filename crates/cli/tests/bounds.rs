@@ -108,7 +108,8 @@ fn the_largest_replica_count_runs_in_bounded_memory() {
         assert_eq!(web["pendingLike"], last["name"], "{kind}");
         assert_eq!(
             last["message"],
-            "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: \
+            // v1.37's form (the default release): no DynamicResources note before preemption's.
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: \
              0/2 nodes are available: 2 No preemption victims found for incoming pod.",
             "{kind}"
         );

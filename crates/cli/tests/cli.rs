@@ -1,6 +1,6 @@
 //! End-to-end tests of the `spreadlab` binary on the seed scenarios (`tests/scenarios/`), whose
-//! `expected.jsonl` holds what the real kube-scheduler decided (recorded with the Go oracle by
-//! `scripts/record-scenarios.sh`), and on bad input.
+//! `expected-1.37.jsonl` holds what the real kube-scheduler of the default release (the newest)
+//! decided (recorded with the Go oracle by `scripts/record-scenarios.sh`), and on bad input.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,7 +21,10 @@ fn scenarios_root() -> PathBuf {
         .join("../../tests/scenarios")
 }
 
-/// Every scenario folder with a recorded `expected.jsonl`, sorted.
+/// What the real scheduler of the release `spreadlab` runs without `--kubernetes-version` decided.
+const DEFAULT_RECORDING: &str = "expected-1.37.jsonl";
+
+/// Every scenario folder with a recording of the default release, sorted.
 fn scenarios() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(scenarios_root())
         .expect("tests/scenarios")
@@ -33,8 +36,8 @@ fn scenarios() -> Vec<PathBuf> {
     assert!(!dirs.is_empty(), "no scenarios under tests/scenarios");
     for dir in &dirs {
         assert!(
-            dir.join("expected.jsonl").is_file(),
-            "{}: no expected.jsonl; run scripts/record-scenarios.sh",
+            dir.join(DEFAULT_RECORDING).is_file(),
+            "{}: no {DEFAULT_RECORDING}; run scripts/record-scenarios.sh",
             dir.display()
         );
     }
@@ -43,11 +46,11 @@ fn scenarios() -> Vec<PathBuf> {
 
 /// The oracle's lines for a scenario.
 fn expected(dir: &Path) -> Vec<Value> {
-    std::fs::read_to_string(dir.join("expected.jsonl"))
-        .expect("expected.jsonl")
+    std::fs::read_to_string(dir.join(DEFAULT_RECORDING))
+        .expect("the default release's recording")
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("expected.jsonl line"))
+        .map(|l| serde_json::from_str(l).expect("a recording's line"))
         .collect()
 }
 
@@ -1094,7 +1097,14 @@ fn a_snapshot_with_waiting_pods_matches_the_real_scheduler() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("snapshot.json");
     std::fs::write(&path, list.to_string()).unwrap();
-    let output = simulate(&[path.to_str().unwrap(), "-o", "json"]);
+    // The regression was recorded from the v1.35 scheduler.
+    let output = simulate(&[
+        path.to_str().unwrap(),
+        "-o",
+        "json",
+        "--kubernetes-version",
+        "1.35",
+    ]);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let pods = report["pods"].as_array().unwrap();
     let expected =
@@ -1190,6 +1200,17 @@ fn kubernetes_version_flag_follows_each_release() {
         }
     }
     assert!(checked >= 12, "only {checked} checks");
+    // Without the flag: the newest release.
+    let dir = &scenarios()[0];
+    let output = spreadlab()
+        .arg("simulate")
+        .arg(dir.join("cluster.yaml"))
+        .arg(dir.join("workload.yaml"))
+        .args(["-o", "json"])
+        .output()
+        .expect("run spreadlab");
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["kubernetesVersion"], "v1.37");
     let output = spreadlab()
         .args(["--kubernetes-version", "1.30", "simulate", "x.yaml"])
         .output()

@@ -59,15 +59,15 @@ pub struct Prepared {
     pub cluster: Cluster,
     /// The pods spreadlab schedules, in order (admitted, priorities resolved).
     pub pods: Vec<Pod>,
-    /// The release both sides mirror: the scenario's `kubernetesVersion` (the default release
+    /// The release both sides mirror: the scenario's `kubernetesVersion` (the reference release
     /// when it has none; an oracle built for another release refuses the scenario).
     pub version: KubeVersion,
 }
 
-/// The scenario's `kubernetesVersion` ([`KubeVersion::DEFAULT`] when absent).
+/// The scenario's `kubernetesVersion` ([`crate::REFERENCE_RELEASE`] when absent).
 pub fn scenario_version(scenario: &Value) -> Result<KubeVersion, String> {
     match &scenario["kubernetesVersion"] {
-        Value::Null => Ok(KubeVersion::DEFAULT),
+        Value::Null => Ok(crate::REFERENCE_RELEASE),
         Value::String(text) => {
             KubeVersion::parse(text).map_err(|e| format!("kubernetesVersion: {e}"))
         }

@@ -5,6 +5,14 @@
 //! Each case runs only the plugin under test, through the same framework runner the scheduler
 //! uses, exactly as the upstream Go test drives that plugin.
 
+/// The release of the plain recordings (`tests/scenarios/*/expected.jsonl`), of the oracle at
+/// `SPREADLAB_ORACLE` (the others sit beside it as `<path>-1.NN`) and of every scenario that names
+/// none: v1.35, the release spreadlab first mirrored. The faces default to the newest release
+/// ([`KubeVersion::DEFAULT`]); the test set keeps its reference.
+pub const REFERENCE_RELEASE: KubeVersion = KubeVersion::V1_35;
+
+use spreadlab_engine::KubeVersion;
+
 pub mod compare;
 pub mod differential;
 pub mod fuzz;

@@ -145,20 +145,20 @@ pub fn run_engine(scenario: &Scenario, version: KubeVersion) -> Vec<PodDecision>
 // ---------------------------------------------------------------------------------------------
 
 /// The file holding what the real scheduler of `version` decided on a seed scenario:
-/// `expected.jsonl` for the default release, `expected-1.NN.jsonl` for the others
+/// `expected.jsonl` for the reference release ([`crate::REFERENCE_RELEASE`]), `expected-1.NN.jsonl` for the others
 /// (`scripts/record-scenarios.sh` records every release).
 pub fn expected_file(version: KubeVersion) -> String {
-    if version == KubeVersion::DEFAULT {
+    if version == crate::REFERENCE_RELEASE {
         String::from("expected.jsonl")
     } else {
         format!("expected-{version}.jsonl")
     }
 }
 
-/// The oracle binary of `version` next to the default one (`SPREADLAB_ORACLE`), as
-/// scripts/test.sh builds them: the path itself for the default release, `<path>-1.NN` else.
+/// The oracle binary of `version` next to the reference one (`SPREADLAB_ORACLE`), as
+/// scripts/test.sh builds them: the path itself for the reference release, `<path>-1.NN` else.
 pub fn oracle_for(default_oracle: &std::path::Path, version: KubeVersion) -> std::path::PathBuf {
-    if version == KubeVersion::DEFAULT {
+    if version == crate::REFERENCE_RELEASE {
         default_oracle.to_path_buf()
     } else {
         let mut name = default_oracle.as_os_str().to_owned();

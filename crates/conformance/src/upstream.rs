@@ -88,9 +88,9 @@ pub fn yaml_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Runs every case of one fixture file with the default release's semantics.
+/// Runs every case of one fixture file with the reference release's semantics.
 pub fn run_file(path: &Path, root: &Path) -> Vec<CaseResult> {
-    run_file_for(path, root, KubeVersion::DEFAULT)
+    run_file_for(path, root, crate::REFERENCE_RELEASE)
 }
 
 /// Runs every case of one fixture file with the semantics of `version`.
@@ -338,7 +338,7 @@ fn run_case(
         std::sync::Arc::make_mut(&mut loaded.cluster.storage).claims_stored_only = true;
     }
     let pod = PodInfo::new(engine_pod(&case["pod"])?);
-    let (snapshot, _) = Snapshot::new(&loaded.cluster);
+    let (snapshot, _) = Snapshot::new(&loaded.cluster, version);
     let node_index = |name: &str| {
         snapshot
             .node_index

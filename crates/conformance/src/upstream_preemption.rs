@@ -115,7 +115,7 @@ fn run_case(case: &Value, version: KubeVersion) -> Result<Vec<String>, String> {
     if let Some(error) = loaded.errors.first() {
         return Err(format!("objects: {error}"));
     }
-    let (mut snapshot, _) = Snapshot::new(&loaded.cluster);
+    let (mut snapshot, _) = Snapshot::new(&loaded.cluster, version);
     let pod_value = &case["pod"];
     let pod = PodInfo::new(crate::upstream::engine_pod(pod_value)?);
     let (state, pre_filter) = run_pre_filter(&profile, &snapshot, &pod);

@@ -112,7 +112,7 @@ fn compare_fresh(
     objects: Vec<Value>,
 ) -> Result<(), String> {
     let loaded = crate::upstream::load_objects(objects)?;
-    let (snapshot, _) = Snapshot::new(&loaded.cluster);
+    let (snapshot, _) = Snapshot::new(&loaded.cluster, profile.version);
     let (fresh, _) = run_pre_filter(profile, &snapshot, pod);
     match (&state.inter_pod_affinity, &fresh.inter_pod_affinity) {
         (Some(updated), Some(fresh)) => {

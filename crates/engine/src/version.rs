@@ -57,8 +57,10 @@ impl KubeVersion {
         KubeVersion::V1_37,
     ];
 
-    /// The release every face uses when none is chosen.
-    pub const DEFAULT: KubeVersion = KubeVersion::V1_35;
+    /// The release every face uses when none is chosen: the newest supported one (clusters
+    /// upgrade; a user on an older control plane chooses it, and a kubelet of another minor
+    /// release in the input is warned about).
+    pub const DEFAULT: KubeVersion = KubeVersion::V1_37;
 
     /// `"1.35"`.
     pub const fn as_str(self) -> &'static str {

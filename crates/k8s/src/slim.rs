@@ -164,6 +164,27 @@ pub struct SlimStatus {
     pub start_time: Option<Time>,
     #[serde(default)]
     pub conditions: Option<Vec<SlimCondition>>,
+    #[serde(default)]
+    pub container_statuses: Option<Vec<SlimContainerStatus>>,
+    #[serde(default)]
+    pub init_container_statuses: Option<Vec<SlimContainerStatus>>,
+    #[serde(default)]
+    pub resources: Option<core_api::ResourceRequirements>,
+    #[serde(default)]
+    pub allocated_resources: Option<BTreeMap<String, Quantity>>,
+}
+
+/// A container status with only the resources an in-place resize reports.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // each field is the container status field of the same name
+pub struct SlimContainerStatus {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub resources: Option<core_api::ResourceRequirements>,
+    #[serde(default)]
+    pub allocated_resources: Option<BTreeMap<String, Quantity>>,
 }
 
 /// A `status.conditions` entry without its message and times (the loader reads the
@@ -256,10 +277,25 @@ impl SlimPod {
                         })
                         .collect()
                 }),
+                container_statuses: status.container_statuses.map(container_statuses),
+                init_container_statuses: status.init_container_statuses.map(container_statuses),
+                resources: status.resources,
+                allocated_resources: status.allocated_resources,
                 ..core_api::PodStatus::default()
             }),
         }
     }
+}
+
+fn container_statuses(list: Vec<SlimContainerStatus>) -> Vec<core_api::ContainerStatus> {
+    list.into_iter()
+        .map(|c| core_api::ContainerStatus {
+            name: c.name,
+            resources: c.resources,
+            allocated_resources: c.allocated_resources,
+            ..core_api::ContainerStatus::default()
+        })
+        .collect()
 }
 
 fn container(c: SlimContainer) -> core_api::Container {

@@ -53,7 +53,7 @@ fn filter(extra: &str, pod: serde_json::Value) -> (Status, Vec<(String, Status)>
     assert!(loaded.errors.is_empty(), "{:#?}", loaded.errors);
     let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).unwrap();
     let pod = PodInfo::new(spreadlab_k8s::convert_pod(&pod, "default").unwrap());
-    let (snapshot, _) = Snapshot::new(&loaded.cluster);
+    let (snapshot, _) = Snapshot::new(&loaded.cluster, spreadlab_engine::KubeVersion::DEFAULT);
     let profile = Profile::single(PluginName::NodeVolumeLimits);
     let (state, pre) = run_pre_filter(&profile, &snapshot, &pod);
     let statuses = (0..snapshot.num_nodes())
@@ -352,7 +352,7 @@ fn volume_binding(extra: &str) -> (Vec<String>, Vec<(String, Status)>) {
         pod_with(serde_json::json!({"name": "v", "persistentVolumeClaim": {"claimName": "data"}}));
     let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).unwrap();
     let pod = PodInfo::new(spreadlab_k8s::convert_pod(&pod, "default").unwrap());
-    let (snapshot, _) = Snapshot::new(&loaded.cluster);
+    let (snapshot, _) = Snapshot::new(&loaded.cluster, spreadlab_engine::KubeVersion::DEFAULT);
     let profile = Profile::single(PluginName::VolumeBinding);
     let (state, pre) = run_pre_filter(&profile, &snapshot, &pod);
     assert_eq!(pre.status.code, Code::Success, "{:?}", pre.status);

@@ -364,9 +364,9 @@ spec:
         errors,
         [
             "strict.yaml:11:7: document 0 (Deployment default/web): spec.template.spec.topologySpreadConstraint: \
-             unknown field \"spec.template.spec.topologySpreadConstraint\" (misspelled, or from a Kubernetes newer than v1.35)",
+             unknown field \"spec.template.spec.topologySpreadConstraint\" (misspelled, or from a Kubernetes newer than v1.37)",
             "strict.yaml:20:71: document 1 (Pod default/solo): spec.topologySpreadConstraints[0].NodeAffinityPolicy: \
-             unknown field \"spec.topologySpreadConstraints[0].NodeAffinityPolicy\" (misspelled, or from a Kubernetes newer than v1.35)",
+             unknown field \"spec.topologySpreadConstraints[0].NodeAffinityPolicy\" (misspelled, or from a Kubernetes newer than v1.37)",
         ]
     );
     assert!(strict.workloads.is_empty());

@@ -114,6 +114,12 @@ pub const EXAMPLES: &[Example] = &[
         hint: "Pending up to 1.36 (the selector matched every namespace); switch kube-scheduler to 1.37 and it is placed.",
         parts: scenario!("version-namespace-selector-notin"),
     },
+    Example {
+        id: "version-resize",
+        title: "Kubernetes 1.36 and 1.37: pods being resized in place",
+        hint: "On 1.37 the batch replica lands on node-a (the trainer counts its largest total, 3 CPU). On 1.36 it stays Pending (the trainer counts 4, the server its pod-level status, 3); on 1.35 it lands on node-b (the server counts its spec, 1).",
+        parts: scenario!("version-resize"),
+    },
 ];
 
 /// The example with this id.

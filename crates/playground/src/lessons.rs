@@ -258,14 +258,15 @@ mod tests {
     #[test]
     fn the_evidence_is_the_engine_result() {
         // Lesson 4 is tests/scenarios/control-plane-only-zone: the third replica's name and
-        // message are the real kube-scheduler's (that scenario's expected.jsonl).
+        // message are the real kube-scheduler's (that scenario's expected-1.37.jsonl: the
+        // playground opens on the newest release).
         let found = evidence(&analyse(LESSONS[3].text));
         assert_eq!((found.placed, found.created), (2, 3));
         let (pod, message) = found.pending.expect("a Pending replica");
         assert_eq!(pod, "default/api-7d675bffcf-2");
         assert_eq!(
             message,
-            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match pod topology spread constraints. no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+            "0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 node(s) didn't match pod topology spread constraints. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
         );
         assert_eq!(found.zones_for.as_deref(), Some("default/api-7d675bffcf-2"));
         assert!(found.feasible_zones.is_empty());

@@ -14,7 +14,7 @@ use spreadlab_engine::{Code, KubeVersion, PluginName};
 
 pub use crate::release::analyse;
 use crate::release::options_for;
-use spreadlab_k8s::{LoadOptions, Loaded, Source, WorkloadKind};
+use spreadlab_k8s::{Loaded, Source, WorkloadKind};
 
 pub use crate::format::{format_bytes, format_cpu};
 
@@ -236,7 +236,7 @@ pub fn analyse_for(text: &str, version: KubeVersion) -> Analysis {
         name: SOURCE_NAME.into(),
         text: text.into(),
     }];
-    let loaded = spreadlab_k8s::load(&sources, &LoadOptions::default());
+    let loaded = spreadlab_k8s::load(&sources, &crate::release::load_options_for(version));
     let errors = loaded
         .errors
         .iter()
@@ -609,8 +609,8 @@ mod tests {
             .expect("example exists")
     }
 
-    // Expected outcomes below are the real kube-scheduler's, recorded in
-    // tests/scenarios/<name>/expected.jsonl.
+    // Expected outcomes below are the real kube-scheduler's of the default (newest) release,
+    // recorded in tests/scenarios/<name>/expected-1.37.jsonl.
 
     #[test]
     fn gpu_example_leaves_third_replica_pending_with_upstream_message() {
@@ -621,7 +621,7 @@ mod tests {
         assert_eq!(
             decision.message.as_deref(),
             Some(
-                "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+                "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
             )
         );
         let names: Vec<_> = analysis.zones.iter().map(|z| z.name.as_str()).collect();
@@ -806,9 +806,10 @@ mod tests {
     #[test]
     fn filter_steps_stop_at_the_first_failure() {
         // gpu-three-zones-one-full: every node fails NodeResourcesFit (Insufficient nvidia.com/gpu,
-        // tests/scenarios/gpu-three-zones-one-full/expected.jsonl); upstream's default filter order
-        // puts five plugins before it and, of those spreadlab runs, six after (upstream's
-        // DynamicResources Filter is a no-op for these pods).
+        // tests/scenarios/gpu-three-zones-one-full/expected-1.37.jsonl); the default (v1.37)
+        // filter order puts five plugins before it and, of those spreadlab runs, seven after
+        // (NodeDeclaredFeatures last from v1.36; upstream's DynamicResources Filter is a no-op for
+        // these pods).
         let analysis = analyse(&crate::examples::EXAMPLES[0].text());
         let pending = analysis
             .decisions()
@@ -820,7 +821,7 @@ mod tests {
             .filters;
         let steps = filter_steps(&filters, pending.explanation.as_ref().unwrap(), "gpu-a").unwrap();
         let names: Vec<(PluginName, &FilterStep)> = steps.iter().map(|(p, s)| (*p, s)).collect();
-        assert_eq!(names.len(), 12);
+        assert_eq!(names.len(), 13);
         assert!(names[..5].iter().all(|(_, s)| **s == FilterStep::Passed));
         assert_eq!(names[5].0, PluginName::NodeResourcesFit);
         assert!(

@@ -2,6 +2,7 @@
 
 use spreadlab_engine::KubeVersion;
 use spreadlab_engine::scheduler::{Detail, Options};
+use spreadlab_k8s::LoadOptions;
 
 use crate::model::{Analysis, analyse_for};
 
@@ -20,6 +21,15 @@ impl Analysis {
     }
 }
 
+/// The loader's options for `version`: nodes whose kubelet runs another minor release get a
+/// warning each (`status.nodeInfo.kubeletVersion`).
+pub(crate) fn load_options_for(version: KubeVersion) -> LoadOptions {
+    LoadOptions {
+        kubernetes_version: Some(version),
+        ..LoadOptions::default()
+    }
+}
+
 /// [`analyse_for`] with the default release.
 pub fn analyse(text: &str) -> Analysis {
     analyse_for(text, KubeVersion::DEFAULT)
@@ -30,12 +40,12 @@ mod tests {
     use super::*;
     use crate::examples;
 
-    /// The two examples whose answer changes with the release: for each release, the pods the
+    /// The three examples whose answer changes with the release: for each release, the pods the
     /// playground places and leaves Pending are those of that release's real scheduler
     /// (`tests/scenarios/<id>/expected*.jsonl`).
     #[test]
     fn version_examples_follow_each_release_recording() {
-        let recordings: [(&str, [&str; 4]); 2] = [
+        let recordings: [(&str, [&str; 4]); 3] = [
             (
                 "version-node-declared-features",
                 [
@@ -70,6 +80,15 @@ mod tests {
                     ),
                 ],
             ),
+            (
+                "version-resize",
+                [
+                    include_str!("../../../tests/scenarios/version-resize/expected-1.34.jsonl"),
+                    include_str!("../../../tests/scenarios/version-resize/expected.jsonl"),
+                    include_str!("../../../tests/scenarios/version-resize/expected-1.36.jsonl"),
+                    include_str!("../../../tests/scenarios/version-resize/expected-1.37.jsonl"),
+                ],
+            ),
         ];
         for (id, per_release) in recordings {
             let text = examples::by_id(id).expect("example").text();
@@ -93,5 +112,20 @@ mod tests {
                 assert_eq!(placed, recorded, "{id} on Kubernetes {version}");
             }
         }
+    }
+
+    /// A node whose kubelet runs another minor release than the chosen one is a warning the
+    /// editor shows (at the node's `kubeletVersion`); the chosen release itself is none.
+    #[test]
+    fn kubelet_of_another_release_is_a_warning() {
+        let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus:\n  allocatable: {cpu: '4', memory: 8Gi, pods: '110'}\n  nodeInfo: {kubeletVersion: v1.36.2, architecture: amd64, bootID: '', containerRuntimeVersion: '', kernelVersion: '', kubeProxyVersion: '', machineID: '', operatingSystem: linux, osImage: '', systemUUID: ''}\n";
+        let warned = |version| {
+            analyse_for(text, version)
+                .warnings
+                .iter()
+                .any(|w| w.message.contains("runs kubelet v1.36.2") && w.line.is_some())
+        };
+        assert!(warned(KubeVersion::V1_37));
+        assert!(!warned(KubeVersion::V1_36));
     }
 }

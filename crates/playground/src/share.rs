@@ -1,8 +1,8 @@
 //! Share links and saved state: the scenario text deflated and base64url-encoded.
 //!
 //! Format of the URL hash: `#s=` followed by base64url (no padding) of the raw-deflated UTF-8
-//! text, then `&v=1.36` when the link is for a release other than the default one (base64url
-//! has no `&`). Pure functions; the browser edges (location, localStorage, files) live in
+//! text, then `&v=1.37`, the release it was simulated with (base64url has no `&`). A link
+//! without one predates the release selector and means v1.35, the only release then. Pure functions; the browser edges (location, localStorage, files) live in
 //! `app.rs`.
 
 use base64::Engine;
@@ -17,15 +17,18 @@ pub const MAX_TEXT_BYTES: usize = 8 * 1024 * 1024;
 /// The version part of a link.
 const VERSION_PREFIX: &str = "&v=";
 
+/// The release of a link that names none: links made before the selector existed were
+/// simulated with v1.35, the only release spreadlab mirrored then.
+pub const UNNAMED_LINK_VERSION: KubeVersion = KubeVersion::V1_35;
+
 /// `#s=...` for `text` simulated with `version`.
 pub fn encode(text: &str, version: KubeVersion) -> String {
     let compressed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
-    let mut hash = format!("{HASH_PREFIX}{}", URL_SAFE_NO_PAD.encode(compressed));
-    if version != KubeVersion::DEFAULT {
-        hash.push_str(VERSION_PREFIX);
-        hash.push_str(version.as_str());
-    }
-    hash
+    format!(
+        "{HASH_PREFIX}{}{VERSION_PREFIX}{}",
+        URL_SAFE_NO_PAD.encode(compressed),
+        version.as_str()
+    )
 }
 
 /// What a link holds.
@@ -33,7 +36,7 @@ pub fn encode(text: &str, version: KubeVersion) -> String {
 pub struct Shared {
     /// The scenario text.
     pub text: String,
-    /// The release it was simulated with (the default release when the link names none).
+    /// The release it was simulated with ([`UNNAMED_LINK_VERSION`] when the link names none).
     pub version: KubeVersion,
 }
 
@@ -70,7 +73,7 @@ pub fn decode(hash: &str) -> Result<Shared, DecodeError> {
         .strip_prefix(HASH_PREFIX)
         .ok_or(DecodeError::NotShared)?;
     let (data, version) = match rest.split_once(VERSION_PREFIX) {
-        None => (rest, KubeVersion::DEFAULT),
+        None => (rest, UNNAMED_LINK_VERSION),
         Some((data, version)) => (
             data,
             KubeVersion::parse(version).map_err(|e| DecodeError::Version(e.to_string()))?,
@@ -92,19 +95,23 @@ mod tests {
     #[test]
     fn round_trip() {
         let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n# ünïcode\n".repeat(20);
-        let hash = encode(&text, KubeVersion::DEFAULT);
-        assert!(hash.starts_with(HASH_PREFIX));
-        assert!(hash.len() < text.len());
-        assert!(!hash[3..].contains(['+', '/', '=', '&']));
-        let shared = decode(&hash).unwrap();
-        assert_eq!(
-            (shared.text.as_str(), shared.version),
-            (text.as_str(), KubeVersion::DEFAULT)
-        );
-        // Another release travels with the link.
-        let hash = encode(&text, KubeVersion::V1_37);
-        assert!(hash.ends_with("&v=1.37"), "{hash}");
-        assert_eq!(decode(&hash).unwrap().version, KubeVersion::V1_37);
+        for version in KubeVersion::ALL {
+            let hash = encode(&text, version);
+            assert!(hash.starts_with(HASH_PREFIX));
+            assert!(hash.len() < text.len());
+            let (data, named) = hash[3..].split_once('&').expect("a release");
+            assert!(!data.contains(['+', '/', '=']));
+            assert_eq!(named, format!("v={version}"));
+            let shared = decode(&hash).unwrap();
+            assert_eq!(
+                (shared.text.as_str(), shared.version),
+                (text.as_str(), version)
+            );
+        }
+        // A link from before the selector names no release: it was made with v1.35.
+        let old = encode(&text, KubeVersion::V1_37);
+        let old = old.split_once('&').unwrap().0;
+        assert_eq!(decode(old).unwrap().version, KubeVersion::V1_35);
     }
 
     #[test]
@@ -112,7 +119,8 @@ mod tests {
         assert_eq!(decode("#x=abc"), Err(DecodeError::NotShared));
         assert_eq!(decode("#s=***"), Err(DecodeError::Base64));
         assert_eq!(decode("#s=AAAA"), Err(DecodeError::Inflate));
-        let unsupported = decode(&format!("{}&v=1.20", &encode("x", KubeVersion::DEFAULT)));
+        let link = encode("x", KubeVersion::DEFAULT);
+        let unsupported = decode(&format!("{}&v=1.20", link.split_once('&').unwrap().0));
         assert_eq!(
             unsupported.unwrap_err().to_string(),
             "the link's unsupported Kubernetes version \"1.20\": supported are 1.34, 1.35, 1.36, 1.37"

@@ -141,17 +141,19 @@ fn verdict(settings: &Settings, outcome: Outcome) -> Decision {
         .iter()
         .map(|v| truncate(v, MAX_VIOLATION_CHARS))
         .collect();
+    // Each verdict says which release's scheduler it is for, where truncation cannot cut it.
+    let prefix = format!("{PREFIX} (kube-scheduler v{})", settings.version());
     if !violations.is_empty() && settings.mode == Mode::Reject {
         return Decision::Reject {
             message: truncate(
-                &format!("{PREFIX}: {}", violations.join("; ")),
+                &format!("{prefix}: {}", violations.join("; ")),
                 MAX_MESSAGE_CHARS,
             ),
         };
     }
     let warnings = violations
         .into_iter()
-        .map(|v| format!("{PREFIX}: {v}"))
+        .map(|v| format!("{prefix}: {v}"))
         .collect();
     match outcome.mutated {
         Some(object) => Decision::Mutate { object, warnings },

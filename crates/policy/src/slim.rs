@@ -62,6 +62,14 @@ pub const POD_FIELD_MASKS: &[&str] = &[
     "status.conditions.type",
     "status.conditions.status",
     "status.conditions.reason",
+    "status.containerStatuses.name",
+    "status.containerStatuses.resources",
+    "status.containerStatuses.allocatedResources",
+    "status.initContainerStatuses.name",
+    "status.initContainerStatuses.resources",
+    "status.initContainerStatuses.allocatedResources",
+    "status.resources",
+    "status.allocatedResources",
 ];
 
 /// The Service fields the policy reads (`helper.DefaultSelector`: namespace and selector).

@@ -212,7 +212,7 @@ fn static_rules() {
     let message = rejection(&run("static-no-zone-spread", &cluster)).to_owned();
     assert_eq!(
         message,
-        "spreadlab: Deployment default/infer: [zone-spread-required] no topologySpreadConstraint on topology.kubernetes.io/zone (required by policy)"
+        "spreadlab (kube-scheduler v1.37): Deployment default/infer: [zone-spread-required] no topologySpreadConstraint on topology.kubernetes.io/zone (required by policy)"
     );
     let message = rejection(&run("static-soft-wide-spread", &cluster)).to_owned();
     assert!(
@@ -251,7 +251,7 @@ fn other_kinds() {
     let cluster = cluster("tests/scenarios/gpu-three-zones-one-full/cluster.yaml");
     let message = rejection(&run("statefulset-gpu-three-zones", &cluster)).to_owned();
     assert!(
-        message.starts_with("spreadlab: StatefulSet default/infer: 1 of 3 replicas would stay Pending: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu."),
+        message.starts_with("spreadlab (kube-scheduler v1.37): StatefulSet default/infer: 1 of 3 replicas would stay Pending: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu."),
         "{message}"
     );
     assert_eq!(

@@ -10,7 +10,9 @@ use std::fmt::Write;
 use spreadlab_engine::analysis::capacity::{CapacityReport, Limit};
 
 use crate::input::{load_files, named};
-use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit};
+use crate::output::{
+    EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit, release_footer, stated_each,
+};
 use crate::table::list as zones;
 
 /// Runs `capacity`.
@@ -33,7 +35,9 @@ pub fn run(files: &[String], only: Option<&str>, max: usize, output: Format) -> 
         eprintln!("error: no workload to measure");
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
-    if !emit(output, &views, || render(&views)) {
+    if !emit(output, &stated_each(&views), || {
+        render(&views) + &release_footer()
+    }) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     let short = views.iter().any(|v| v.reaches_hpa_max() == Some(false));

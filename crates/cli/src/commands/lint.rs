@@ -10,7 +10,9 @@ use std::fmt::Write;
 
 use crate::LintFormat;
 use crate::input::read_sources;
-use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit, out};
+use crate::output::{
+    EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit, out, release_footer, stated_each,
+};
 use serde::Serialize;
 
 /// Runs `lint`.
@@ -93,8 +95,8 @@ pub fn run(files: &[String], list_rules: bool, output: LintFormat) -> ExitCode {
         });
     }
     let printed = match output {
-        LintFormat::Table => out(&render_lint(&views)),
-        LintFormat::Json => emit(Format::Json, &views, String::new),
+        LintFormat::Table => out(&(render_lint(&views) + &release_footer())),
+        LintFormat::Json => emit(Format::Json, &stated_each(&views), String::new),
         LintFormat::Sarif => emit(Format::Json, &sarif(&views), String::new),
     };
     if !printed {
@@ -218,6 +220,10 @@ pub fn sarif(findings: &[FindingView]) -> serde_json::Value {
                 "rules": rules,
             }},
             "results": results,
+            // The kube-scheduler release the findings are for (SARIF run property bag).
+            "properties": {
+                "kubernetesVersion": format!("v{}", crate::input::kubernetes_version()),
+            },
         }],
     })
 }

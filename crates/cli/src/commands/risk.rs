@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use crate::input::{load_files, named};
-use crate::output::{EXIT_INPUT_ERROR, EXIT_PLACED, EXIT_USAGE, Format, emit};
+use crate::output::{
+    EXIT_INPUT_ERROR, EXIT_PLACED, EXIT_USAGE, Format, emit, release_footer, stated_each,
+};
 use spreadlab_engine::analysis::tie_break::RiskReport;
 
 /// Runs `risk`.
@@ -41,7 +43,9 @@ pub fn run(files: &[String], runs: usize, only: Option<&str>, output: Format) ->
         .filter(|(_, keep)| **keep)
         .map(|(report, _)| report)
         .collect();
-    if !emit(output, &views, || render(&views)) {
+    if !emit(output, &stated_each(&views), || {
+        render(&views) + &release_footer()
+    }) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     ExitCode::from(EXIT_PLACED)

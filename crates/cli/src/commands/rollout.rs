@@ -10,7 +10,9 @@ use std::fmt::Write;
 use spreadlab_engine::analysis::rollout::RolloutReport;
 
 use crate::input::{load_files, named};
-use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit};
+use crate::output::{
+    EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit, release_footer, stated_each,
+};
 use crate::table::list as zones;
 
 /// Runs `rollout`.
@@ -53,7 +55,9 @@ pub fn run(
         eprintln!("error: no Deployment or StatefulSet to roll out");
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
-    if !emit(output, &views, || render(&views)) {
+    if !emit(output, &stated_each(&views), || {
+        render(&views) + &release_footer()
+    }) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     let stalled = views.iter().any(|v| !v.outcome.completed);

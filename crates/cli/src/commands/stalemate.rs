@@ -8,7 +8,9 @@ use spreadlab_engine::analysis::{settle, stalemate};
 use std::fmt::Write;
 
 use crate::input::load_files;
-use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit};
+use crate::output::{
+    EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, Format, emit, release_footer, stated,
+};
 use serde::Serialize;
 use spreadlab_engine::analysis::stalemate::StalemateReport;
 
@@ -25,7 +27,9 @@ pub fn run(files: &[String], output: Format) -> ExitCode {
         schema_version: 1,
         report: &report,
     };
-    if !emit(output, &view, || render(&report)) {
+    if !emit(output, &stated(&view), || {
+        render(&report) + &release_footer()
+    }) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     ExitCode::from(if report.stalemates.is_empty() {

@@ -12,7 +12,9 @@ use spreadlab_engine::analysis::failure::{Domain, FailureMode, FailureReport, Sw
 use spreadlab_engine::analysis::percent;
 
 use crate::input::load_files;
-use crate::output::{EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, EXIT_USAGE, Format, emit};
+use crate::output::{
+    EXIT_INPUT_ERROR, EXIT_PENDING, EXIT_PLACED, EXIT_USAGE, Format, emit, release_footer, stated,
+};
 use crate::table::list as zones;
 use crate::{DomainKindArg, ModeArg};
 
@@ -91,7 +93,7 @@ pub fn run(
             view.sweeps.push(sweep);
         }
     }
-    if !emit(output, &view, || render(&view)) {
+    if !emit(output, &stated(&view), || render(&view) + &release_footer()) {
         return ExitCode::from(EXIT_INPUT_ERROR);
     }
     ExitCode::from(if degraded { EXIT_PENDING } else { EXIT_PLACED })

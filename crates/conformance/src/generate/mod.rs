@@ -218,6 +218,7 @@ pub fn scenario(seed: u64) -> Value {
     in_tree::add_in_tree(seed, &mut namespace_objects, &mut schedule);
     in_tree::add_bound_in_tree(seed, &mut namespace_objects, &mut schedule);
     extras::vary(seed, &mut namespace_objects, &mut schedule);
+    resize::resize_some(seed, &mut namespace_objects);
     json!({
         "name": format!("random-{seed}"),
         "objects": namespace_objects,
@@ -255,6 +256,7 @@ mod extras;
 mod in_tree;
 mod pods;
 mod queue;
+mod resize;
 mod rules;
 mod storage;
 

@@ -94,9 +94,16 @@ pub(super) fn add_storage(seed: u64, objects: &mut Vec<Value>, schedule: &mut [V
         }
     }
     if rng.percent(25) {
+        // From v1.37 NodeVolumeLimits rejects the nodes whose CSINode lacks a driver that asks
+        // for it (own stream, so the rest of the storage world stays as it was).
+        let prevent = Rng::stream(seed, 0x94D0_49BB_1331_11EB, 0x0C51).percent(40);
+        let mut spec = json!({"storageCapacity": true});
+        if prevent {
+            spec["preventPodSchedulingIfMissing"] = json!(true);
+        }
         added.push(json!({
             "apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver",
-            "metadata": {"name": CSI_DRIVER}, "spec": {"storageCapacity": true},
+            "metadata": {"name": CSI_DRIVER}, "spec": spec,
         }));
         for zone in &zones {
             if rng.percent(70) {

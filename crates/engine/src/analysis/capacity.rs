@@ -153,7 +153,7 @@ pub fn capacity(
         detail: Detail::PendingOnly,
         ..options.clone()
     };
-    let (mut snapshot, _) = Snapshot::new(&settled.cluster);
+    let (mut snapshot, _) = Snapshot::new(&settled.cluster, options.profile.version);
     let base = workload
         .key
         .rsplit('/')

@@ -118,7 +118,8 @@ impl Settled {
             detail: Detail::None,
             ..options.clone()
         };
-        let (mut snapshot, _) = crate::framework::Snapshot::new(&self.scenario.cluster);
+        let (mut snapshot, _) =
+            crate::framework::Snapshot::new(&self.scenario.cluster, options.profile.version);
         scheduler::enqueue_waiting(&mut snapshot, &pods, options.profile.version);
         for &earlier in order.get(..index)? {
             scheduler::schedule_and_bind(&mut snapshot, &pods[earlier], &quiet);

@@ -7,6 +7,7 @@ pub mod fit_error;
 pub mod names;
 pub mod node_tree;
 pub mod profile;
+pub mod resize;
 pub mod runtime;
 pub mod snapshot;
 pub mod status;

@@ -14,10 +14,13 @@ use crate::model::{
 };
 
 use super::types::*;
+use crate::version::KubeVersion;
 
 /// The scheduler's view of the cluster at one moment (`cache.Snapshot`), updated in place as pods bind.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
+    /// The release whose scheduler cache the snapshot is (how it counts pods being resized).
+    pub version: KubeVersion,
     /// Nodes, in input order.
     pub nodes: Vec<NodeInfo>,
     /// Node name to index.
@@ -126,8 +129,9 @@ pub enum SnapshotWarning {
 impl Snapshot {
     /// Builds the snapshot. Terminal pods (`Succeeded`/`Failed`) are dropped as the scheduler's informer
     /// drops them; unbound pods are ignored (they are what gets scheduled).
-    pub fn new(cluster: &Cluster) -> (Snapshot, Vec<SnapshotWarning>) {
+    pub fn new(cluster: &Cluster, version: KubeVersion) -> (Snapshot, Vec<SnapshotWarning>) {
         let mut snapshot = Snapshot {
+            version,
             nodes: Vec::with_capacity(cluster.nodes.len()),
             node_index: BTreeMap::new(),
             pods: Vec::with_capacity(cluster.pods.len()),
@@ -171,7 +175,7 @@ impl Snapshot {
             };
             match snapshot.node_index.get(node_name) {
                 Some(&node) => {
-                    snapshot.bind(PodInfo::new(pod.clone()), node);
+                    snapshot.bind(PodInfo::bound(pod.clone(), version), node);
                 }
                 None => warnings.push(SnapshotWarning::PodOnUnknownNode {
                     pod: pod.key(),
@@ -219,6 +223,7 @@ impl Snapshot {
             }
         }
         Snapshot {
+            version: self.version,
             node_index: nodes
                 .iter()
                 .enumerate()

@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 use crate::framework::{Profile, Snapshot};
 use crate::model::resources::{CPU, MEMORY, PODS};
 use crate::model::{Cluster, Labels, Node, Pod};
+use crate::version::KubeVersion;
 
 /// Labels from pairs.
 pub fn labels(pairs: &[(&str, &str)]) -> Labels {
@@ -36,11 +37,14 @@ pub fn pod(name: &str, pairs: &[(&str, &str)], node_name: Option<&str>) -> Pod {
 
 /// A snapshot of nodes and bound pods.
 pub fn snapshot(nodes: Vec<Node>, pods: Vec<Pod>) -> Snapshot {
-    Snapshot::new(&Cluster {
-        nodes,
-        pods: pods.into_iter().map(Into::into).collect(),
-        ..Cluster::default()
-    })
+    Snapshot::new(
+        &Cluster {
+            nodes,
+            pods: pods.into_iter().map(Into::into).collect(),
+            ..Cluster::default()
+        },
+        KubeVersion::DEFAULT,
+    )
     .0
 }
 

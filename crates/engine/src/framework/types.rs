@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 
 use crate::model::resources::{CPU, DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, MEMORY};
 use crate::model::{Labels, Node, Pod, PodAffinityTerm, Resource, ResourceList, Selector};
+use crate::version::KubeVersion;
 
 /// A pod (anti-)affinity term with namespaces resolved (`framework.AffinityTerm`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,6 +84,19 @@ pub struct PodInfo {
 }
 
 impl PodInfo {
+    /// [`PodInfo::new`] for a pod the snapshot finds on a node: in-place resize may make it count
+    /// more or less than its spec (`PodInfo.CalculateResource` of `version`, [`super::resize`]).
+    pub fn bound(pod: impl Into<Arc<Pod>>, version: KubeVersion) -> PodInfo {
+        let mut info = PodInfo::new(pod);
+        if info.pod.has_resource_status() {
+            let (requests, milli_cpu, memory) = super::resize::bound_requests(&info.pod, version);
+            info.requests = requests;
+            info.non_zero_milli_cpu = milli_cpu;
+            info.non_zero_memory = memory;
+        }
+        info
+    }
+
     /// Derives requests and affinity terms (`NewPodInfo`).
     pub fn new(pod: impl Into<Arc<Pod>>) -> PodInfo {
         let pod: Arc<Pod> = pod.into();

@@ -25,12 +25,13 @@ pub use node::{ContainerImage, LABEL_HOSTNAME, LABEL_REGION, LABEL_ZONE, Node};
 pub use pod::{
     Affinity, Container, ContainerPort, NodeAffinity, NodeInclusionPolicy, NodeSelectorTerm,
     OwnerRef, Pod, PodAffinity, PodAffinityTerm, PodPhase, PreemptionPolicy,
-    PreferredSchedulingTerm, TopologySpreadConstraint, WeightedPodAffinityTerm, WhenUnsatisfiable,
+    PreferredSchedulingTerm, ResourceStatus, TopologySpreadConstraint, WeightedPodAffinityTerm,
+    WhenUnsatisfiable,
 };
 pub use quantity::{Quantity, QuantityError};
 pub use resources::{Resource, ResourceList};
 pub use storage::{
-    AccessMode, BindingMode, ClaimRef, ClaimSpec, CsiNodeDriver, CsiStorageCapacity,
+    AccessMode, BindingMode, ClaimRef, ClaimSpec, CsiDriver, CsiNodeDriver, CsiStorageCapacity,
     NOT_SUPPORTED_PROVISIONER, PersistentVolume, PersistentVolumeClaim, Storage, StorageClass,
     TopologyTerm, VolumeAttachment, VolumeMode, VolumePhase,
 };

@@ -81,6 +81,29 @@ pub struct Container {
     pub ports: Vec<ContainerPort>,
     /// `restartPolicy: Always` on an init container: a sidecar.
     pub restart_policy_always: bool,
+    /// The resources the kubelet reports in the pod's status entry of the same name
+    /// (`status.containerStatuses[]`, else `status.initContainerStatuses[]`); `None` without one.
+    pub status: Option<ResourceStatus>,
+}
+
+/// The resources the kubelet reports for a container or a whole pod once an in-place resize is
+/// under way (a container status, or the pod's `status.resources`/`status.allocatedResources`).
+/// Only a bound pod's count reads them ([`crate::framework::resize`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceStatus {
+    /// `resources` is set (a container status's, or the pod's `status.resources`).
+    pub resources_set: bool,
+    /// `resources.requests`, parsed (what the runtime actuated); `None` when absent.
+    pub actuated: Option<ResourceList>,
+    /// `allocatedResources`, parsed (what the kubelet admitted); `None` when absent.
+    pub allocated: Option<ResourceList>,
+}
+
+impl ResourceStatus {
+    /// Whether the status reports anything.
+    pub fn is_set(&self) -> bool {
+        self.resources_set || self.allocated.is_some()
+    }
 }
 
 /// One node selector term: everything inside is ANDed.
@@ -276,6 +299,12 @@ pub struct Pod {
     pub overhead: ResourceList,
     /// `spec.resources.requests` (pod-level resources).
     pub pod_requests: ResourceList,
+    /// The pod-level resources the kubelet reports (`status.resources`,
+    /// `status.allocatedResources`; InPlacePodLevelResourcesVerticalScaling).
+    pub status_resources: ResourceStatus,
+    /// The first `PodResizePending` condition has reason `Infeasible` (`IsPodResizeInfeasible`):
+    /// a bound pod then counts what the kubelet reports, not its spec.
+    pub resize_infeasible: bool,
     /// `spec.tolerations`.
     pub tolerations: Vec<Toleration>,
     /// `spec.nodeSelector`.
@@ -301,6 +330,19 @@ pub struct Pod {
 }
 
 impl Pod {
+    /// Whether the kubelet reported resources of an in-place resize for the pod or one of its
+    /// containers, or found its resize infeasible: its count as a bound pod may then differ from
+    /// its spec.
+    pub fn has_resource_status(&self) -> bool {
+        self.resize_infeasible
+            || self.status_resources.is_set()
+            || self
+                .containers
+                .iter()
+                .chain(&self.init_containers)
+                .any(|c| c.status.is_some())
+    }
+
     /// A pod in a namespace with a name (builder start).
     pub fn named(namespace: impl Into<String>, name: impl Into<String>) -> Pod {
         Pod {

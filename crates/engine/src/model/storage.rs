@@ -299,9 +299,8 @@ pub struct Storage {
     /// The in-tree plugins each CSINode's `storage.alpha.kubernetes.io/migrated-plugins`
     /// annotation lists (comma-separated), by node name; only CSINodes that have it.
     pub csi_migrated_plugins: BTreeMap<String, Vec<String>>,
-    /// CSIDrivers by name: whether the driver opts into storage capacity tracking
-    /// (`spec.storageCapacity`).
-    pub csi_drivers: BTreeMap<String, bool>,
+    /// CSIDrivers by name.
+    pub csi_drivers: BTreeMap<String, CsiDriver>,
     /// CSIStorageCapacities, in input order.
     pub capacities: Vec<CsiStorageCapacity>,
     /// VolumeAttachments (NodeVolumeLimits counts a volume attached to a node even when no pod
@@ -311,6 +310,16 @@ pub struct Storage {
     /// its controller would make it. Upstream's plugin unit tests read claims from listers that
     /// hold only the claims they list (the conformance runner sets it for such tables).
     pub claims_stored_only: bool,
+}
+
+/// A CSIDriver's fields the scheduler reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CsiDriver {
+    /// `spec.storageCapacity`: the driver opts into storage capacity tracking (VolumeBinding).
+    pub storage_capacity: bool,
+    /// `spec.preventPodSchedulingIfMissing` (v1.37 API): NodeVolumeLimits rejects a node whose
+    /// CSINode does not list the driver (gate VolumeLimitScaling, beta and on from v1.37).
+    pub prevent_pod_scheduling_if_missing: bool,
 }
 
 /// A VolumeAttachment: a CSI volume attached (or being attached) to a node.

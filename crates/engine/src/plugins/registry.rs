@@ -127,9 +127,13 @@ pub fn filter(
             Some(restrictions) => volume_restrictions::filter(restrictions, snapshot, pod, node),
             None => Status::success(),
         },
-        PluginName::NodeVolumeLimits => {
-            node_volume_limits::filter(state.node_volume_limits.as_ref(), snapshot, pod, node)
-        }
+        PluginName::NodeVolumeLimits => node_volume_limits::filter(
+            profile.version,
+            state.node_volume_limits.as_ref(),
+            snapshot,
+            pod,
+            node,
+        ),
         PluginName::VolumeBinding => match &state.volume_binding {
             Some(binding) => volume_binding::filter(binding, snapshot, node),
             None => Status::success(),

@@ -22,7 +22,7 @@ use super::queue::{enqueue_waiting, queue_order, queued_nomination};
 /// Schedules `pods` one after another on `cluster`, in queue order, binding each placed pod before
 /// the next one is considered.
 pub fn simulate(cluster: &Cluster, pods: &[Pod], options: &Options) -> Simulation {
-    let (mut snapshot, _warnings) = Snapshot::new(cluster);
+    let (mut snapshot, _warnings) = Snapshot::new(cluster, options.profile.version);
     enqueue_waiting(&mut snapshot, pods, options.profile.version);
     let mut decisions = Vec::with_capacity(pods.len());
     for index in queue_order(pods) {

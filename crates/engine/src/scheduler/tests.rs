@@ -48,7 +48,7 @@ fn decisions_match_without_cache(cluster: &Cluster, pods: &[Pod]) -> vec::Vec<Po
         ..Options::default()
     };
     let cached = simulate(cluster, pods, &options).decisions;
-    let (mut snapshot, _) = Snapshot::new(cluster);
+    let (mut snapshot, _) = Snapshot::new(cluster, options.profile.version);
     let fresh: vec::Vec<PodDecision> = queue_order(pods)
         .into_iter()
         .map(|i| {
@@ -244,7 +244,9 @@ fn a_terminating_victim_on_the_nominated_node_blocks_preemption() {
     let mut preemptor = cpu_pod("preemptor", "p", 2000, 10, None);
     preemptor.waiting = true;
     preemptor.nominated_node_name = Some("a".into());
-    let simulation = simulate(&cluster, &[preemptor], &Options::default());
+    // Up to v1.36 DynamicResources' PostFilter adds its note before preemption's.
+    let options = Options::for_version(crate::KubeVersion::V1_35);
+    let simulation = simulate(&cluster, &[preemptor], &options);
     let decision = &simulation.decisions[0];
     assert_eq!(decision.node, None);
     assert!(decision.preemption.is_none());

@@ -223,6 +223,7 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
     if let Some(affinity) = &spec.affinity {
         converted.affinity = convert_affinity(affinity, "spec.affinity")?;
     }
+    super::resize::add_resize_status(&mut converted, status)?;
     converted.volumes = super::storage::convert_volumes(spec.volumes.as_ref())?;
     converted.resource_claims = spec
         .resource_claims
@@ -307,6 +308,7 @@ pub(crate) fn convert_container(
             })
             .collect(),
         restart_policy_always: container.restart_policy.as_deref() == Some("Always"),
+        status: None,
     })
 }
 

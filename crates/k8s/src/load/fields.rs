@@ -10,6 +10,15 @@ use super::{Failure, Loader, Place};
 use crate::FieldValidation;
 use crate::error::{join_path, path_text};
 
+/// Fails when a required top-level field of the raw object is absent or null: the v1.37 schema
+/// (k8s-openapi) fills a missing `spec` with its default, which would hide the mistake.
+pub(super) fn require_field(place: &Place, value: &Value, field: &str) -> Result<(), Failure> {
+    match value.get(field) {
+        None | Some(Value::Null) => Err(place.error(Some(field), "Required value")),
+        Some(_) => Ok(()),
+    }
+}
+
 impl Loader<'_> {
     /// The object as its typed API struct, validated as `kubectl apply` validates fields
     /// (`--validate`, [`FieldValidation`]): a field the struct does not have is an error
@@ -26,7 +35,7 @@ impl Loader<'_> {
         let (typed, unknown) = typed_with_unknown(place, value)?;
         let message = |path: &str| {
             format!(
-                "unknown field {:?} (misspelled, or from a Kubernetes newer than v1.35)",
+                "unknown field {:?} (misspelled, or from a Kubernetes newer than v1.37)",
                 join_path(&place.prefix, path)
             )
         };

@@ -383,10 +383,9 @@ impl<'o> Loader<'o> {
                 });
             }
             "ReplicaSet" => {
+                fields::require_field(place, &value, "spec")?;
                 let set: apps::ReplicaSet = self.typed(place, value)?;
-                let spec = set
-                    .spec
-                    .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+                let spec = set.spec;
                 self.add_controller_workload(
                     place,
                     WorkloadKind::ReplicaSet,
@@ -397,10 +396,9 @@ impl<'o> Loader<'o> {
                 )?;
             }
             "StatefulSet" => {
+                fields::require_field(place, &value, "spec")?;
                 let set: apps::StatefulSet = self.typed(place, value)?;
-                let spec = set
-                    .spec
-                    .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+                let spec = set.spec;
                 let rollout = stateful_set_spec(place, &spec)?;
                 let before = self.loaded.workloads.len();
                 let fingerprint = crate::revision::fingerprint(&spec.template);
@@ -424,6 +422,7 @@ impl<'o> Loader<'o> {
                 self.add_replication_controller(place, controller)?
             }
             "Deployment" => {
+                fields::require_field(place, &value, "spec")?;
                 let deployment = self.typed(place, value)?;
                 self.add_deployment(place, deployment)?
             }
@@ -443,7 +442,8 @@ impl<'o> Loader<'o> {
                     disruptions_allowed: budget
                         .status
                         .as_ref()
-                        .map_or(0, |status| status.disruptions_allowed),
+                        .and_then(|status| status.disruptions_allowed)
+                        .unwrap_or(0),
                     disrupted_pods: budget
                         .status
                         .as_ref()
@@ -456,10 +456,9 @@ impl<'o> Loader<'o> {
             }
             "HorizontalPodAutoscaler" => {
                 // autoscaling/v1 and v2 share `scaleTargetRef` and `maxReplicas`.
+                fields::require_field(place, &value, "spec")?;
                 let hpa: autoscaling::HorizontalPodAutoscaler = self.typed(place, value)?;
-                let spec = hpa
-                    .spec
-                    .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+                let spec = hpa.spec;
                 self.loaded.hpas.push(crate::Hpa {
                     namespace: namespace_or(&hpa.metadata, &default_namespace),
                     name: object_name(place, &hpa.metadata)?,
@@ -477,9 +476,11 @@ impl<'o> Loader<'o> {
                     "preemptionPolicy",
                 )
                 .map_err(|e| place.convert_error(e))?;
-                validation::priority_class(place, &name, class.value, class.global_default)?;
+                // An absent value reads as 0, as Go's int32 does.
+                let value = class.value.unwrap_or(0);
+                validation::priority_class(place, &name, value, class.global_default)?;
                 let class = PriorityClass {
-                    value: class.value,
+                    value,
                     global_default: class.global_default.unwrap_or(false),
                     preemption_policy,
                 };

@@ -68,8 +68,8 @@ impl Loader<'_> {
         // `{"spec": {"template": {..., "$patch": "replace"}}}`.
         let mut template = revision
             .data
-            .as_ref()
-            .and_then(|data| data.0.pointer("/spec/template"))
+            .0
+            .pointer("/spec/template")
             .cloned()
             .unwrap_or(Value::Null);
         if let Some(object) = template.as_object_mut() {
@@ -83,7 +83,8 @@ impl Loader<'_> {
             namespace: namespace_or(&revision.metadata, &self.options.default_namespace),
             set: owner.name,
             name: object_name(place, &revision.metadata)?,
-            revision: revision.revision,
+            // Absent reads as 0, as Go's int64 does.
+            revision: revision.revision.unwrap_or(0),
             fingerprint,
         });
         Ok(())

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use k8s_openapi::api::core::v1 as core_api;
 use k8s_openapi::api::storage::v1 as storage_api;
 use serde_json::Value;
-use spreadlab_engine::model::{BindingMode, PodVolume, VolumeAttachment, VolumeSource};
+use spreadlab_engine::model::{BindingMode, CsiDriver, PodVolume, VolumeAttachment, VolumeSource};
 
 use super::{Failure, Loader, Place, object_name};
 use crate::convert::storage::{
@@ -72,8 +72,14 @@ impl Loader<'_> {
             "CSIDriver" => {
                 let object: storage_api::CSIDriver = self.typed(place, value)?;
                 let name = object_name(place, &object.metadata)?;
-                let capacity = object.spec.storage_capacity.unwrap_or(false);
-                self.storage().csi_drivers.insert(name, capacity);
+                let driver = CsiDriver {
+                    storage_capacity: object.spec.storage_capacity.unwrap_or(false),
+                    prevent_pod_scheduling_if_missing: object
+                        .spec
+                        .prevent_pod_scheduling_if_missing
+                        .unwrap_or(false),
+                };
+                self.storage().csi_drivers.insert(name, driver);
             }
             "VolumeAttachment" => {
                 let object: storage_api::VolumeAttachment = self.typed(place, value)?;

@@ -37,8 +37,8 @@ impl Loader<'_> {
             return;
         }
         let message = format!(
-            "node {name:?} runs kubelet {kubelet}, but spreadlab mirrors kube-scheduler {chosen} \
-             (--kubernetes-version): if the cluster's control plane runs another release, choose it"
+            "node {name:?} runs kubelet {kubelet}, but the answers are for kube-scheduler {chosen} \
+             (the chosen release): if the cluster's control plane runs another release, choose it"
         );
         self.loaded
             .warnings

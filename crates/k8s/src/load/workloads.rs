@@ -302,9 +302,7 @@ impl Loader<'_> {
         place: &Place,
         deployment: apps::Deployment,
     ) -> Result<(), Failure> {
-        let spec = deployment
-            .spec
-            .ok_or_else(|| place.error(Some("spec"), "Required value"))?;
+        let spec = deployment.spec;
         let namespace = namespace_or(&deployment.metadata, &self.options.default_namespace);
         let name = object_name(place, &deployment.metadata)?;
         let mut template = self.template_pod(place, Some(&spec.template), &namespace)?;

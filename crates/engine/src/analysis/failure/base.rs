@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 
 use crate::analysis::{Placement, zone_of};
 use crate::framework::Snapshot;
+use crate::version::KubeVersion;
 
 /// The settled cluster's snapshot and zones, shared by the failures of a sweep.
 pub(super) struct Base {
@@ -20,8 +21,8 @@ pub(super) struct Base {
 }
 
 impl Base {
-    pub(super) fn new(settled: Placement<'_>) -> Base {
-        let (snapshot, _) = Snapshot::new(settled.cluster);
+    pub(super) fn new(settled: Placement<'_>, version: KubeVersion) -> Base {
+        let (snapshot, _) = Snapshot::new(settled.cluster, version);
         let zone_of_node: BTreeMap<String, String> = settled
             .cluster
             .nodes

@@ -226,7 +226,14 @@ pub fn fail<'a>(
     options: &Options,
 ) -> FailureReport {
     let settled = settled.into();
-    fail_with(settled, &Base::new(settled), domain, mode, options, true)
+    fail_with(
+        settled,
+        &Base::new(settled, options.profile.version),
+        domain,
+        mode,
+        options,
+        true,
+    )
 }
 
 /// [`fail`] without the recovery step (its [`Recovery`] is what the failure left: nothing
@@ -238,7 +245,14 @@ pub fn fail_without_recovery<'a>(
     options: &Options,
 ) -> FailureReport {
     let settled = settled.into();
-    fail_with(settled, &Base::new(settled), domain, mode, options, false)
+    fail_with(
+        settled,
+        &Base::new(settled, options.profile.version),
+        domain,
+        mode,
+        options,
+        false,
+    )
 }
 
 fn fail_with(

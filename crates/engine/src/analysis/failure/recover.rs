@@ -54,7 +54,8 @@ pub(super) fn recover(
             .as_deref()
             .and_then(|name| snapshot.node_index.get(name).copied());
         if let Some(node) = node {
-            snapshot.bind(PodInfo::new(pod), node);
+            let version = snapshot.version;
+            snapshot.bind(PodInfo::bound(pod, version), node);
         }
     }
     let pods: Vec<Pod> = pending.iter().map(|(_, p, _)| p.clone()).collect();

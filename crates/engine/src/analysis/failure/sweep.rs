@@ -52,7 +52,7 @@ pub fn fail_each<'a>(
                 .collect()
         }
     };
-    let base = base::Base::new(settled);
+    let base = base::Base::new(settled, options.profile.version);
     let reports: Vec<FailureReport> = domains
         .iter()
         .map(|d| fail_with(settled, &base, d, mode, options, true))

@@ -17,7 +17,7 @@ impl Checker<'_> {
     /// Nodes where the template passes the node-local placement filters (cordons, taints, node
     /// affinity), by snapshot index.
     pub(super) fn eligible_nodes(&self) -> Vec<usize> {
-        let mut profile = Profile::default_v1_35();
+        let mut profile = Profile::default_for(self.snapshot.version);
         profile.filters.retain(|p| {
             matches!(
                 p,
@@ -42,7 +42,11 @@ impl Checker<'_> {
         let pod = self.template().clone();
         let eligible = self.eligible_nodes();
         let info = PodInfo::new(pod.clone());
-        let (state, _) = run_pre_filter(&Profile::default_v1_35(), self.snapshot, &info);
+        let (state, _) = run_pre_filter(
+            &Profile::default_for(self.snapshot.version),
+            self.snapshot,
+            &info,
+        );
         let explanations = crate::scheduler::spread_explanations(state.spread.as_ref());
         let hard: Vec<(usize, &crate::model::TopologySpreadConstraint)> = pod
             .topology_spread_constraints

@@ -234,7 +234,7 @@ fn spec_path(workload: &Workload) -> &'static str {
 pub fn lint(settled: &Settled, options: &Options) -> Vec<Finding> {
     let workloads = settled.workloads();
     let cluster = &settled.scenario.cluster;
-    let (snapshot, _) = Snapshot::new(&settled.cluster);
+    let (snapshot, _) = Snapshot::new(&settled.cluster, options.profile.version);
     let owners = crate::analysis::disruption::Ownership::of(settled.placement());
     let mut findings = Vec::new();
     for (index, workload) in workloads.iter().enumerate() {

@@ -405,7 +405,7 @@ pub(super) fn simulate_deployment(
         workload.desired,
         workload.running.as_slice(),
     );
-    let (snapshot, _) = Snapshot::new(cluster);
+    let (snapshot, _) = Snapshot::new(cluster, options.profile.version);
     let by_key: BTreeMap<String, PodId> = snapshot
         .pods
         .iter()

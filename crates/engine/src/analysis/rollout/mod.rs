@@ -294,7 +294,7 @@ fn spread_checks(snapshot: &Snapshot, template: &Pod) -> Vec<SpreadCheck> {
     if !has_hard_spread(template) {
         return Vec::new();
     }
-    let profile = crate::framework::Profile::default_v1_35();
+    let profile = crate::framework::Profile::default_for(snapshot.version);
     let (state, _) = run_pre_filter(&profile, snapshot, &PodInfo::new(template.clone()));
     scheduler::spread_explanations(state.spread.as_ref())
         .into_iter()

@@ -42,7 +42,7 @@ pub(super) fn simulate_stateful_set(
         detail: Detail::None,
         ..options.clone()
     };
-    let (mut snapshot, _) = Snapshot::new(cluster);
+    let (mut snapshot, _) = Snapshot::new(cluster, options.profile.version);
     let mut old: Vec<(usize, PodId, Pod)> = snapshot
         .pods
         .iter()

@@ -13,7 +13,8 @@ use alloc::vec::Vec;
 use super::ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED;
 use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
 use crate::model::csi_translation::{PORTWORX_PLUGIN, csi_driver_of_plugin, is_csi_migration_on};
-use crate::model::{Pod, PodVolume, Storage, VolumeSource};
+use crate::model::{CsiNodeDriver, Pod, PodVolume, Storage, VolumeSource};
+use crate::version::KubeVersion;
 
 /// Whether PreFilter keeps the plugin for this volume (`csi.go` `PreFilter`): a claim (named or
 /// ephemeral) or an inline source csi-translation-lib can migrate (`IsInlineMigratable`).
@@ -234,6 +235,7 @@ fn driver_info_from_class(
 /// volume once) plus the pod's new ones must not exceed the driver's `allocatable.count`. The new
 /// volumes come from PreFilter's `state` (read here without one, as upstream always does).
 pub fn filter(
+    version: KubeVersion,
     state: Option<&PreFilterState>,
     snapshot: &Snapshot,
     pod: &PodInfo,
@@ -269,6 +271,20 @@ pub fn filter(
     };
     if new_volumes.is_empty() {
         return Status::success();
+    }
+    // v1.37 (gate VolumeLimitScaling, beta and on; csi.go `checkCSIDriverOnNode`): a driver whose
+    // CSIDriver sets `preventPodSchedulingIfMissing` must be on the node's CSINode. Upstream walks
+    // a Go map, so with two such drivers missing its message names either; spreadlab names the
+    // driver of the first volume in `<driver>/<handle>` order.
+    if version.since(37) {
+        for driver in new_volumes.values() {
+            if !driver_on_node(storage, driver, drivers.map(Vec::as_slice)) {
+                return Status::new(
+                    Code::Unschedulable,
+                    format!("{driver} CSI driver is not installed on the node"),
+                );
+            }
+        }
     }
     // getVolumeLimits: the drivers of the CSINode with an `allocatable.count`.
     let limits: BTreeMap<&str, i64> = drivers
@@ -333,6 +349,19 @@ pub fn filter(
         }
     }
     Status::success()
+}
+
+/// `checkCSIDriverOnNode` (csi.go, v1.37): a driver without a CSIDriver, or whose CSIDriver does
+/// not opt in, counts as installed; otherwise the node's CSINode (none: not installed) must list it.
+fn driver_on_node(storage: &Storage, driver: &str, csi_node: Option<&[CsiNodeDriver]>) -> bool {
+    if !storage
+        .csi_drivers
+        .get(driver)
+        .is_some_and(|d| d.prevent_pod_scheduling_if_missing)
+    {
+        return true;
+    }
+    csi_node.is_some_and(|drivers| drivers.iter().any(|d| d.name == driver))
 }
 
 /// Whether Filter tells alike nodes apart: it counts the volumes of the pods on the node, which

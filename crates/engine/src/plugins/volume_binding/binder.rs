@@ -209,7 +209,11 @@ fn has_enough_capacity(
     let Some(request) = &claim.spec.request else {
         return Some(None);
     };
-    if storage.csi_drivers.get(provisioner) != Some(&true) {
+    if !storage
+        .csi_drivers
+        .get(provisioner)
+        .is_some_and(|driver| driver.storage_capacity)
+    {
         return Some(None);
     }
     let size = request.value();

@@ -1,0 +1,100 @@
+//! What the kubelet reports of an in-place resize in a pod's status: each container's actuated and
+//! allocated requests, the pod-level ones and whether the resize is infeasible. The scheduler
+//! counts a bound pod by them (`PodInfo.CalculateResource`, pkg/scheduler/framework/types.go).
+
+use k8s_openapi::api::core::v1 as api;
+use spreadlab_engine::model::{self, ResourceStatus};
+
+use super::nonnegative_resource_list;
+use crate::error::ConvertError;
+
+/// A container status's resources (`resources.requests`, `allocatedResources`).
+fn container_status(
+    status: &api::ContainerStatus,
+    path: &str,
+) -> Result<ResourceStatus, ConvertError> {
+    let resources = status.resources.as_ref();
+    Ok(ResourceStatus {
+        resources_set: resources.is_some(),
+        actuated: match resources.and_then(|r| r.requests.as_ref()) {
+            Some(list) => Some(nonnegative_resource_list(
+                Some(list),
+                &format!("{path}.resources.requests"),
+            )?),
+            None => None,
+        },
+        allocated: match status.allocated_resources.as_ref() {
+            Some(list) => Some(nonnegative_resource_list(
+                Some(list),
+                &format!("{path}.allocatedResources"),
+            )?),
+            None => None,
+        },
+    })
+}
+
+/// Gives each container of `converted` the status entry of its name (`containerStatuses` first,
+/// then `initContainerStatuses`, as `findContainerStatus` looks), and the pod its pod-level
+/// resources and `PodResizePending` reason.
+pub(super) fn add_resize_status(
+    converted: &mut model::Pod,
+    status: Option<&api::PodStatus>,
+) -> Result<(), ConvertError> {
+    let Some(status) = status else {
+        return Ok(());
+    };
+    let lists = [
+        (
+            "status.containerStatuses",
+            status.container_statuses.as_ref(),
+        ),
+        (
+            "status.initContainerStatuses",
+            status.init_container_statuses.as_ref(),
+        ),
+    ];
+    for container in converted
+        .containers
+        .iter_mut()
+        .chain(converted.init_containers.iter_mut())
+    {
+        let found = lists.iter().find_map(|(path, list)| {
+            let (index, entry) = list
+                .iter()
+                .copied()
+                .flatten()
+                .enumerate()
+                .find(|(_, s)| s.name == container.name)?;
+            Some((format!("{path}[{index}]"), entry))
+        });
+        if let Some((path, entry)) = found {
+            container.status = Some(container_status(entry, &path)?);
+        }
+    }
+    let resources = status.resources.as_ref();
+    converted.status_resources = ResourceStatus {
+        resources_set: resources.is_some(),
+        actuated: match resources.and_then(|r| r.requests.as_ref()) {
+            Some(list) => Some(nonnegative_resource_list(
+                Some(list),
+                "status.resources.requests",
+            )?),
+            None => None,
+        },
+        allocated: match status.allocated_resources.as_ref() {
+            Some(list) => Some(nonnegative_resource_list(
+                Some(list),
+                "status.allocatedResources",
+            )?),
+            None => None,
+        },
+    };
+    // `IsPodResizeInfeasible`: the first PodResizePending condition decides.
+    converted.resize_infeasible = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_ == "PodResizePending")
+        .is_some_and(|c| c.reason.as_deref() == Some("Infeasible"));
+    Ok(())
+}
