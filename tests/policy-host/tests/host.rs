@@ -79,7 +79,8 @@ fn seed_scenarios_accept_and_reject_as_the_real_scheduler() {
             object["metadata"]["namespace"].as_str().unwrap(),
             object["metadata"]["name"].as_str().unwrap()
         );
-        let recorded: Vec<Value> = std::fs::read_to_string(dir.join("expected.jsonl"))
+        // The policy's default release is the newest: that release's recording.
+        let recorded: Vec<Value> = std::fs::read_to_string(dir.join("expected-1.37.jsonl"))
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
