@@ -32,8 +32,10 @@ async fn app_mounts_and_explains_the_pending_replica() {
         .expect("the scheduler message")
         .text_content()
         .unwrap();
+    // tests/scenarios/gpu-three-zones-one-full/expected-1.37.jsonl: the playground opens on the
+    // newest release.
     assert_eq!(
         message,
-        "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
+        "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."
     );
 }
