@@ -2,34 +2,33 @@
 //! allocated requests, the pod-level ones and whether the resize is infeasible. The scheduler
 //! counts a bound pod by them (`PodInfo.CalculateResource`, pkg/scheduler/framework/types.go).
 
+use std::collections::BTreeMap;
+
 use k8s_openapi::api::core::v1 as api;
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use spreadlab_engine::model::{self, ResourceStatus};
 
 use super::nonnegative_resource_list;
 use crate::error::ConvertError;
 
-/// A container status's resources (`resources.requests`, `allocatedResources`).
-fn container_status(
-    status: &api::ContainerStatus,
+/// What the kubelet reports under `path` (a container status, or the pod's `status`): whether
+/// `resources` is set, `resources.requests` (actuated) and `allocatedResources`.
+fn resource_status(
+    resources: Option<&api::ResourceRequirements>,
+    allocated: Option<&BTreeMap<String, Quantity>>,
     path: &str,
 ) -> Result<ResourceStatus, ConvertError> {
-    let resources = status.resources.as_ref();
+    let parsed = |list: Option<&BTreeMap<String, Quantity>>, field: &str| {
+        list.map(|list| nonnegative_resource_list(Some(list), &format!("{path}.{field}")))
+            .transpose()
+    };
     Ok(ResourceStatus {
         resources_set: resources.is_some(),
-        actuated: match resources.and_then(|r| r.requests.as_ref()) {
-            Some(list) => Some(nonnegative_resource_list(
-                Some(list),
-                &format!("{path}.resources.requests"),
-            )?),
-            None => None,
-        },
-        allocated: match status.allocated_resources.as_ref() {
-            Some(list) => Some(nonnegative_resource_list(
-                Some(list),
-                &format!("{path}.allocatedResources"),
-            )?),
-            None => None,
-        },
+        actuated: parsed(
+            resources.and_then(|r| r.requests.as_ref()),
+            "resources.requests",
+        )?,
+        allocated: parsed(allocated, "allocatedResources")?,
     })
 }
 
@@ -68,27 +67,18 @@ pub(super) fn add_resize_status(
             Some((format!("{path}[{index}]"), entry))
         });
         if let Some((path, entry)) = found {
-            container.status = Some(container_status(entry, &path)?);
+            container.status = Some(resource_status(
+                entry.resources.as_ref(),
+                entry.allocated_resources.as_ref(),
+                &path,
+            )?);
         }
     }
-    let resources = status.resources.as_ref();
-    converted.status_resources = ResourceStatus {
-        resources_set: resources.is_some(),
-        actuated: match resources.and_then(|r| r.requests.as_ref()) {
-            Some(list) => Some(nonnegative_resource_list(
-                Some(list),
-                "status.resources.requests",
-            )?),
-            None => None,
-        },
-        allocated: match status.allocated_resources.as_ref() {
-            Some(list) => Some(nonnegative_resource_list(
-                Some(list),
-                "status.allocatedResources",
-            )?),
-            None => None,
-        },
-    };
+    converted.status_resources = resource_status(
+        status.resources.as_ref(),
+        status.allocated_resources.as_ref(),
+        "status",
+    )?;
     // `IsPodResizeInfeasible`: the first PodResizePending condition decides.
     converted.resize_infeasible = status
         .conditions
