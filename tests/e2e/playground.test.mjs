@@ -447,3 +447,103 @@ test('above 300 nodes, each zone shows groups of alike nodes', async () => {
   assert.ok((await group.locator('.group-nodes li').count()) > 1);
   await shot(page, 'large-cluster-aggregated');
 });
+
+test('what-if pictures: a rollout timeline, capacity per zone, tie-break outcomes, a failure before and after', async () => {
+  const page = await open();
+  await loadExample(page, 'rollout-gpu-busy');
+  const zones = await page.locator('.zone[data-zone]').count();
+  await page.click('#tab-whatif');
+  await page.click('#wi-rollout');
+  // One column per step of the timeline, its numbers as a table row each.
+  const columns = await page.locator('#rollout-picture .column').count();
+  assert.equal(columns, Number(await page.getAttribute('#rollout-step', 'max')) + 1);
+  assert.equal(await page.locator('#rollout-picture tbody tr').count(), columns);
+  // Every GPU is busy: the stall is marked with the scheduler's own message, as the outcome says.
+  const stall = await page.textContent('#rollout-picture .stall title');
+  assert.match(stall, /^Stalls at step \d+: 0\/\d+ nodes are available/);
+  assert.ok((await page.textContent('#rollout-outcome')).includes(stall.replace(/^Stalls at step \d+: /, '')));
+  // The picture names itself to screen readers and takes the keyboard focus.
+  const svg = page.locator('#rollout-picture svg');
+  assert.equal(await svg.getAttribute('role'), 'img');
+  assert.match(await page.textContent('#rollout-picture desc'), /stalls at step/);
+  await svg.focus();
+  assert.equal(await page.evaluate(() => document.activeElement.closest('figure')?.id), 'rollout-picture');
+  // Clicking a column moves the timeline there.
+  await page.locator('#rollout-picture .column[data-step="0"]').click();
+  assert.equal(await page.inputValue('#rollout-step'), '0');
+  assert.equal(await page.locator('#rollout-picture .column.current').getAttribute('data-step'), '0');
+  // The alternatives the report tries each get a timeline; one that completes has no stall mark.
+  const alternatives = await page.locator('.alternative').allTextContents();
+  assert.ok(alternatives.length > 0);
+  for (const [i, text] of alternatives.entries()) {
+    const marks = await page.locator(`#rollout-alternative-${i} .stall`).count();
+    assert.equal(marks, /: completes;/.test(text) ? 0 : 1, text);
+  }
+  await shot(page, 'picture-rollout');
+
+  await page.click('#wi-capacity');
+  // A bar per zone of the cluster, labelled "running + more".
+  assert.equal(await page.locator('#capacity-picture-0 .zone-row').count(), zones);
+  const sums = await page.locator('#capacity-picture-0 .zone-row .value').allTextContents();
+  assert.ok(sums.every((s) => /^\d+ \+ \d+$/.test(s)), sums.join());
+  await shot(page, 'picture-capacity');
+
+  await page.click('#wi-risk');
+  await page.click('#run-risk');
+  await page.waitForSelector('#risk-picture-0');
+  // Both histograms hold every run (50 seeded tie-breaks).
+  const runs = (await page.locator('#risk-picture-0 tbody td').allTextContents()).map(Number);
+  assert.equal(runs.reduce((a, b) => a + b, 0), 2 * 50);
+  await shot(page, 'picture-risk');
+
+  await loadExample(page, 'spread-three-zones');
+  await page.click('#wi-failure');
+  const zone = await page.getAttribute('[data-fail-zone]', 'data-fail-zone');
+  await page.click(`[data-fail-zone="${zone}"]`);
+  await page.waitForSelector('#failure-picture-0');
+  const failed = page.locator('#failure-picture-0 .zone-row.failed');
+  assert.equal(await failed.count(), 1);
+  assert.equal(await failed.getAttribute('data-zone'), zone);
+  // After the failure the failed zone holds nothing.
+  assert.match(await failed.locator('.value').textContent(), /→ 0$/);
+  await shot(page, 'picture-failure');
+  assert.deepEqual(page.errors, []);
+});
+
+const AXE = new globalThis.URL('./node_modules/axe-core/axe.min.js', import.meta.url).pathname;
+
+/** axe-core's serious and critical violations on the page as it is now. */
+async function audit(page) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')}`);
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`accessibility (${scheme}): no serious or critical axe-core violation on any panel`, async () => {
+    const page = await open();
+    await page.emulateMedia({ colorScheme: scheme });
+    const found = {};
+    const check = async (where) => {
+      const violations = await audit(page);
+      if (violations.length) found[where] = violations;
+    };
+    await check('start');
+    await page.click('.pending-tray .chip');
+    await check('explain, a Pending pod');
+    await loadExample(page, 'rollout-gpu-busy');
+    await page.click('#tab-whatif');
+    for (const view of ['failure', 'rollout', 'capacity', 'risk', 'lint']) {
+      await page.click(`#wi-${view}`);
+      if (view === 'failure') await page.click('[data-fail-zone]');
+      if (view === 'risk') await page.click('#run-risk');
+      await check(`what-if ${view}`);
+    }
+    await page.click('#tab-lessons');
+    await check('lessons');
+    await shot(page, `accessibility-${scheme}`);
+    assert.deepEqual(found, {});
+  });
+}

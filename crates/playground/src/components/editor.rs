@@ -176,7 +176,7 @@ pub fn editor(props: &EditorProps) -> Html {
             <div class="editor-box">
                 <div class="gutter" ref={gutter}>
                     <pre class="numbers" aria-hidden="true">{ (*numbers).clone() }</pre>
-                    <div class="marks" aria-label="Lines with load errors or warnings">
+                    <div class="marks" role="group" aria-label="Lines with load errors or warnings">
                         { for marks.iter().map(|(line, (kind, messages))| mark(*line, kind, messages)) }
                     </div>
                 </div>
