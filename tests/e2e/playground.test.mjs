@@ -54,6 +54,14 @@ async function savedText(page, text) {
 
 const shot = (page, name) => page.screenshot({ path: `${ARTIFACTS}/${name}.png` });
 
+/** The editor's text (the code editor, www/editor). */
+const editorText = (page) => page.evaluate(() => window.spreadlabEditor.text());
+
+/** Replaces the editor's text as a paste does (one edit; typing a big text key by key is slow). */
+async function paste(page, text) {
+  await page.evaluate((t) => window.spreadlabEditor.paste(t), text);
+}
+
 test('an example shows the Pending replica and the exact scheduler message', async () => {
   const page = await open();
   await loadExample(page, 'gpu-three-zones-one-full');
@@ -109,7 +117,7 @@ test('lowering minDomains in the controls schedules the Pending replica', async 
   await page.fill('#ctl-minDomains', '1');
   await page.press('#ctl-minDomains', 'Enter');
   await settled(page);
-  assert.match(await page.inputValue('#input'), /minDomains: 1\n/);
+  assert.match(await editorText(page), /minDomains: 1\n/);
   assert.equal(await page.locator('#pending .chip').count(), 0);
   assert.match(await page.textContent('#summary'), /5 pods placed · 0 Pending/);
   await shot(page, 'min-domains-lowered');
@@ -145,30 +153,34 @@ test('failing a zone shows where the replacements go', async () => {
 
 test('a load error is listed with its line and the loader message', async () => {
   const page = await open();
-  const before = await page.locator('#input').boundingBox();
-  await page.fill('#input', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: [oops\n');
+  const before = await page.locator('#code-editor').boundingBox();
+  await paste(page, 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: [oops\n');
   await settled(page);
   const error = page.locator('#issues .error');
   assert.equal(await error.count(), 1);
   assert.match(await error.locator('.issue-line').textContent(), /^line \d+(:\d+)?$/);
   assert.match(await error.locator('.issue-message').textContent(), /scenario\.yaml/);
-  assert.deepEqual(await page.locator('#input').boundingBox(), before);
+  assert.deepEqual(await page.locator('#code-editor').boundingBox(), before);
   await error.locator('.issue-line').click();
   assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
-  // A conversion error is marked in the gutter at its field's line (line 7: `cpu: lots`), and
-  // the mark is a keyboard-reachable button carrying the loader's message.
-  await page.fill('#input', 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n    cpu: lots\n');
+  // A conversion error is underlined at its field (line 7, column 5: `cpu: lots`), the loader's
+  // message on hover; the lint gutter marks the line; the issue's button jumps to line:column.
+  await paste(page, 'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n    cpu: lots\n');
   await settled(page);
   assert.match(await page.locator('#issues .error .issue-line').textContent(), /^line 7:5$/);
-  const mark = page.locator('.gutter .mark.error');
-  assert.equal(await mark.count(), 1);
-  assert.equal(await mark.getAttribute('data-line'), '7');
-  assert.match(await mark.getAttribute('aria-label'), /^Error on line 7: .*status\.allocatable\.cpu/);
-  await mark.focus();
+  const underline = page.locator('.cm-lintRange-error');
+  await underline.waitFor();
+  assert.equal(await underline.count(), 1);
+  assert.equal(await underline.textContent(), 'cpu: lots');
+  assert.equal(await page.locator('.cm-lint-marker-error').count(), 1);
+  await underline.hover();
+  assert.match(await page.locator('.cm-tooltip-lint').textContent(), /status\.allocatable\.cpu: quantities must match/);
+  await shot(page, 'load-error-underline');
+  await page.click('#tab-explain');
+  await page.locator('#issues .error .issue-line').focus();
   await page.keyboard.press('Enter');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'input');
-  assert.equal(await page.evaluate(() => document.querySelector('#input').selectionStart),
-    'apiVersion: v1\nkind: Node\nmetadata:\n  name: a\nstatus:\n  allocatable:\n'.length);
+  assert.deepEqual(await page.evaluate(() => window.spreadlabEditor.cursor()), { line: 7, column: 5 });
   await shot(page, 'load-error');
 });
 
@@ -177,14 +189,14 @@ test('a shared link opens the same scenario in a fresh page', async () => {
   await loadExample(page, 'control-plane-only-zone');
   await page.selectOption('#ctl-nodeTaintsPolicy', 'Honor');
   await settled(page);
-  const text = await page.inputValue('#input');
+  const text = await editorText(page);
   assert.match(text, /nodeTaintsPolicy: Honor/);
   const summary = await page.textContent('#summary');
   await page.click('#share');
   const link = await page.inputValue('#share-url');
   assert.ok(link.includes('#s='), link);
   const fresh = await open(link.slice(link.indexOf('#')));
-  assert.equal(await fresh.inputValue('#input'), text);
+  assert.equal(await editorText(fresh), text);
   assert.equal(
     (await fresh.textContent('#summary')).replace(/ · simulated.*/, ''),
     summary.replace(/ · simulated.*/, ''));
@@ -196,7 +208,7 @@ test('a shared link opens the same scenario in a fresh page', async () => {
   await savedText(fresh, text + '# my edit\n');
   await fresh.reload();
   await fresh.waitForSelector('#summary[data-busy="false"]');
-  assert.equal(await fresh.inputValue('#input'), text + '# my edit\n');
+  assert.equal(await editorText(fresh), text + '# my edit\n');
   // The share box is dropped as soon as the text changes (its link would be stale).
   await page.focus('#input');
   await page.keyboard.press('Control+End');
@@ -210,9 +222,9 @@ test('the link format is plain raw deflate + base64url, and a hash change loads 
   const text = 'apiVersion: v1\nkind: Node\nmetadata: {name: from-zlib, labels: {topology.kubernetes.io/zone: z9}}\nstatus: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}\n';
   const hash = '#s=' + deflateRawSync(Buffer.from(text)).toString('base64url');
   await page.evaluate((h) => { location.hash = h; }, hash);
-  await page.waitForFunction(() => document.querySelector('#input').value.includes('from-zlib'));
+  await page.waitForFunction(() => window.spreadlabEditor.text().includes('from-zlib'));
   await settled(page);
-  assert.equal(await page.inputValue('#input'), text);
+  assert.equal(await editorText(page), text);
   assert.equal(await page.locator('[data-zone="z9"] [data-node="from-zlib"]').count(), 1);
 });
 
@@ -244,18 +256,18 @@ test('the kube-scheduler release selector changes the answer, and a share link c
 test('the text survives a reload', async () => {
   const page = await open();
   await loadExample(page, 'anti-affinity-too-few-nodes');
-  const text = await page.inputValue('#input');
+  const text = await editorText(page);
   // Wait for the save itself (it follows the debounced re-simulation), not a fixed time.
   await savedText(page, text);
   await page.reload();
   await page.waitForSelector('#summary[data-busy="false"]');
-  assert.equal(await page.inputValue('#input'), text);
+  assert.equal(await editorText(page), text);
 });
 
 test('export writes the text to a file; import reads one and resets the selection', async () => {
   const page = await open();
   await loadExample(page, 'spread-three-zones');
-  const text = await page.inputValue('#input');
+  const text = await editorText(page);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
   assert.equal(download.suggestedFilename(), 'scenario.yaml');
   const { readFileSync } = await import('node:fs');
@@ -265,7 +277,7 @@ test('export writes the text to a file; import reads one and resets the selectio
   await page.click('[data-fail-zone="zone-a"]');
   const imported = readFileSync(new globalThis.URL('../scenarios/control-plane-only-zone/cluster.yaml', import.meta.url), 'utf8');
   await page.setInputFiles('#import', { name: 'cluster.yaml', mimeType: 'application/yaml', buffer: Buffer.from(imported) });
-  await page.waitForFunction((t) => document.querySelector('#input').value === t, imported);
+  await page.waitForFunction((t) => window.spreadlabEditor.text() === t, imported);
   await settled(page);
   assert.match(await page.textContent('#notice'), /Imported cluster\.yaml/);
   assert.equal(await page.locator('.zone.failed').count(), 0);
@@ -281,7 +293,7 @@ test('a lesson: predict, then read the engine answer', async () => {
   assert.ok(await page.isDisabled('#choice-0'));
   await page.click('#lesson-open');
   await settled(page);
-  assert.match(await page.inputValue('#input'), /maxSkew 2 over zones/);
+  assert.match(await editorText(page), /maxSkew 2 over zones/);
   assert.match(await page.textContent('#lesson-question'), /maxSkew is 2/);
   // The misconception: "maxSkew is the largest difference between any two zones".
   await page.check('#choice-0');
@@ -296,7 +308,7 @@ test('a lesson: predict, then read the engine answer', async () => {
   // Next loads the next lesson's scenario; an edit is flagged and can be reset.
   await page.click('#lesson-next');
   await settled(page);
-  assert.match(await page.inputValue('#input'), /at least 3 zones/);
+  assert.match(await editorText(page), /at least 3 zones/);
   await page.focus('#input');
   await page.keyboard.press('Control+End');
   await page.keyboard.type('# mine\n');
@@ -305,7 +317,7 @@ test('a lesson: predict, then read the engine answer', async () => {
   assert.match(await page.textContent('#lesson-status'), /edited/);
   await page.click('#lesson-open');
   await settled(page);
-  assert.doesNotMatch(await page.inputValue('#input'), /# mine/);
+  assert.doesNotMatch(await editorText(page), /# mine/);
 });
 
 test('keyboard: tabs and pod chips are reachable and work with Enter', async () => {
@@ -341,10 +353,9 @@ test('a 390 px wide phone: nothing overflows sideways', async () => {
   await page.waitForSelector('#summary[data-busy="false"]');
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `page is ${width} px wide`);
-  // The gutter is exactly as tall as the textarea (its line numbers scroll inside it).
-  const gutter = await page.locator('.gutter').boundingBox();
-  const area = await page.locator('#input').boundingBox();
-  assert.ok(Math.abs(gutter.height - area.height) <= 2, `${gutter.height} vs ${area.height}`);
+  // The code editor fits the width (long lines wrap inside it).
+  const area = await page.locator('#code-editor').boundingBox();
+  assert.ok(area.x + area.width <= 390, JSON.stringify(area));
   const zones = await page.locator('.zones').boundingBox();
   assert.ok(zones.x + zones.width <= 390, JSON.stringify(zones));
   await page.screenshot({ path: `${ARTIFACTS}/narrow-390.png`, fullPage: true });
@@ -358,10 +369,10 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
     text += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 4}}}\nstatus: {allocatable: {cpu: '16', memory: 64Gi, pods: '110'}}\n`;
   }
   text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 200\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: 'web:1', resources: {requests: {cpu: 500m, memory: 1Gi}}}]\n      topologySpreadConstraints:\n        - maxSkew: 1\n          topologyKey: topology.kubernetes.io/zone\n          whenUnsatisfiable: DoNotSchedule\n          labelSelector: {matchLabels: {app: web}}\n`;
-  await page.fill('#input', text);
+  await paste(page, text);
   await settled(page);
   assert.match(await page.textContent('#summary'), /100 nodes · 200 pods placed · 0 Pending/);
-  const before = await page.locator('#input').boundingBox();
+  const before = await page.locator('#code-editor').boundingBox();
   const summaryBefore = await page.locator('#summary').boundingBox();
   // Type 10 characters into a comment; record main-thread long tasks (> 50 ms) meanwhile.
   await page.evaluate(() => {
@@ -375,7 +386,7 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await page.keyboard.type('# typing!!', { delay: 30 });
   const typing = Date.now() - started;
   await settled(page);
-  const after = await page.locator('#input').boundingBox();
+  const after = await page.locator('#code-editor').boundingBox();
   assert.deepEqual(after, before);
   assert.equal((await page.locator('#summary').boundingBox()).height, summaryBefore.height);
   const ms = Number(await page.getAttribute('#summary', 'data-sim-ms'));
@@ -390,11 +401,7 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   big += text.slice(text.indexOf('---\napiVersion: apps/v1')).replace('replicas: 200', 'replicas: 2000');
   // Set as a paste would (one input event); Playwright's fill inserts text far more slowly.
   const pasted = Date.now();
-  await page.evaluate((t) => {
-    const area = document.querySelector('#input');
-    area.value = t;
-    area.dispatchEvent(new Event('input', { bubbles: true }));
-  }, big);
+  await paste(page, big);
   await page.waitForFunction(() => /1000 nodes/.test(document.querySelector('#summary').textContent));
   await settled(page);
   const pasteToResult = Date.now() - pasted;
@@ -432,7 +439,7 @@ test('above 300 nodes, each zone shows groups of alike nodes', async () => {
     text += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 3}}}\nstatus: {allocatable: {cpu: '32', memory: 128Gi, pods: '110'${gpu}}}\n`;
   }
   text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: default}\nspec:\n  replicas: 30\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec:\n      containers: [{name: api, image: 'api:1', resources: {requests: {cpu: '1', memory: 2Gi}}}]\n`;
-  await page.fill('#input', text);
+  await paste(page, text);
   await settled(page);
   assert.match(await page.textContent('#summary'), /320 nodes · 30 pods placed · 0 Pending/);
   assert.equal(await page.locator('.node:not(.group)').count(), 0);
@@ -547,3 +554,44 @@ for (const scheme of ['light', 'dark']) {
     assert.deepEqual(found, {});
   });
 }
+
+test('the code editor: YAML highlighting, line numbers, folding, search, and the text stays the app\'s', async () => {
+  const page = await open();
+  await loadExample(page, 'spread-three-zones');
+  assert.equal(await page.locator('#code-editor .cm-editor').count(), 1);
+  // Keys and values are told apart (highlighting), and every line is numbered.
+  const key = page.locator('.cm-line', { hasText: 'apiVersion: v1' }).first().locator('span').first();
+  const keyColour = await key.evaluate((e) => getComputedStyle(e).color);
+  const lineColour = await page.locator('.cm-line', { hasText: 'apiVersion: v1' }).first().evaluate((e) => getComputedStyle(e).color);
+  assert.notEqual(keyColour, lineColour);
+  const lines = (await editorText(page)).split('\n').length;
+  assert.ok(await page.locator('.cm-lineNumbers .cm-gutterElement').count() > 10);
+  // Folding a mapping hides its lines behind a placeholder; the text itself is unchanged.
+  const text = await editorText(page);
+  await page.locator('.cm-foldGutter .cm-gutterElement span[title="Fold line"]').first().click();
+  assert.equal(await page.locator('.cm-foldPlaceholder').count(), 1);
+  assert.equal(await editorText(page), text);
+  // Search (Ctrl+F) opens the search panel and finds the text.
+  await page.focus('#input');
+  await page.keyboard.press('Control+f');
+  await page.waitForSelector('.cm-search');
+  await page.keyboard.type('maxSkew');
+  await page.keyboard.press('Enter');
+  assert.ok(await page.locator('.cm-searchMatch').count() >= 1);
+  await shot(page, 'editor-search');
+  await page.keyboard.press('Escape');
+  // A control rewrites the text: the editor shows it (the app's text is the source of truth).
+  await page.fill('#ctl-maxSkew', '2');
+  await page.press('#ctl-maxSkew', 'Enter');
+  await settled(page);
+  assert.match(await editorText(page), /maxSkew: 2/);
+  assert.equal((await editorText(page)).split('\n').length, lines);
+  // Undo in the editor is an edit like any other: the app follows it.
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# x');
+  await page.keyboard.press('Control+z');
+  await settled(page);
+  assert.doesNotMatch(await editorText(page), /# x/);
+  assert.deepEqual(page.errors, []);
+});

@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod browser;
+pub mod code_editor;
 pub mod components;
 pub mod edit;
 pub mod examples;
