@@ -291,7 +291,7 @@ test('a lesson: predict, then read the engine answer', async () => {
   // The editor still holds the first example: no prediction until the lesson's scenario is in.
   assert.match(await page.textContent('#lesson-status'), /another scenario/);
   assert.ok(await page.isDisabled('#choice-0'));
-  await page.click('#lesson-open');
+  await page.click('[data-lesson="1"]');
   await settled(page);
   assert.match(await editorText(page), /maxSkew 2 over zones/);
   assert.match(await page.textContent('#lesson-question'), /maxSkew is 2/);
@@ -308,7 +308,7 @@ test('a lesson: predict, then read the engine answer', async () => {
   // Next loads the next lesson's scenario; an edit is flagged and can be reset.
   await page.click('#lesson-next');
   await settled(page);
-  assert.match(await editorText(page), /at least 3 zones/);
+  assert.match(await page.textContent('#lesson-question'), /lost its zone label/);
   await page.focus('#input');
   await page.keyboard.press('Control+End');
   await page.keyboard.type('# mine\n');
@@ -318,6 +318,82 @@ test('a lesson: predict, then read the engine answer', async () => {
   await page.click('#lesson-open');
   await settled(page);
   assert.doesNotMatch(await editorText(page), /# mine/);
+});
+
+/** The learner's change for each lesson of the path, made in the controls or typed in the editor
+ * (the same changes crates/playground/src/lessons/tests.rs checks natively). */
+const CHANGES = [
+  async (page) => { await page.fill('#ctl-replicas-0', '7'); await page.press('#ctl-replicas-0', 'Enter'); },
+  async (page) => { await page.fill('#ctl-maxSkew', '1'); await page.press('#ctl-maxSkew', 'Enter'); },
+  async (page) => paste(page, (await editorText(page)).replace('kubernetes.io/os: linux\n\n', 'kubernetes.io/os: linux\n        topology.kubernetes.io/zone: zone-x\n')),
+  async (page) => { await page.fill('#ctl-minDomains', '2'); await page.press('#ctl-minDomains', 'Enter'); },
+  async (page) => page.selectOption('#ctl-whenUnsatisfiable', 'DoNotSchedule'),
+  async (page) => paste(page, (await editorText(page)).replace('      containers:\n', '      topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: api}}}]\n      containers:\n')),
+  async (page) => page.selectOption('#ctl-nodeTaintsPolicy', 'Honor'),
+  async (page) => page.selectOption('#ctl-nodeTaintsPolicy', 'Honor'),
+  async (page) => page.uncheck('#ctl-matchLabelKeys'),
+  async (page) => page.selectOption('#ctl-strategy-0', '{type: RollingUpdate, rollingUpdate: {maxSurge: 0, maxUnavailable: 1}}'),
+  async (page) => { await page.fill('#ctl-replicas-0', '3'); await page.press('#ctl-replicas-0', 'Enter'); },
+  async (page) => paste(page, (await editorText(page)).replace('minAvailable: 3', 'minAvailable: 2')),
+];
+
+test('the lesson path: every lesson predicted and changed, progress kept over a reload, then the quiz', async () => {
+  let page = await open();
+  await page.click('#tab-lessons');
+  const lessons = await page.locator('[data-lesson]').count();
+  assert.equal(lessons, CHANGES.length);
+  const started = Date.now();
+  for (let i = 0; i < lessons; i++) {
+    await page.click(`[data-lesson="${i}"]`);
+    await settled(page);
+    assert.match(await page.textContent('#lesson-status'), /holds this lesson's scenario/);
+    assert.equal(await page.locator('#lesson-try').count(), 0);
+    await page.check('#choice-0');
+    await page.waitForSelector('#lesson-answer p strong');
+    assert.match(await page.textContent('#lesson-try-status'), /Waiting for your change/);
+    await page.click('#tab-explain');
+    await CHANGES[i](page);
+    await settled(page);
+    await page.click('#tab-lessons');
+    await page.waitForSelector('#lesson-try.done');
+    assert.match(await page.textContent('#lesson-try-status'), /^✓ Done\./, `lesson ${i + 1}`);
+    await page.waitForFunction((n) => document.querySelector('.path-progress label').textContent.startsWith(`${n} of`), i + 1);
+    if (i === 5) {
+      // Progress survives a reload.
+      await page.reload();
+      await page.waitForSelector('#summary[data-busy="false"]');
+      await page.click('#tab-lessons');
+      assert.match(await page.textContent('.path-progress label'), /^6 of 12 lessons done/);
+      assert.equal(await page.locator('.lesson-list li.done').count(), 6);
+      await shot(page, 'lesson-path-progress');
+    }
+  }
+  console.log(`# lesson path: ${lessons} lessons walked (predict, change, check) in ${Date.now() - started} ms of test time`);
+  await page.click('#lesson-next');
+  assert.equal(await page.locator('#quiz').count(), 1);
+  const questions = await page.locator('.quiz-question').count();
+  for (let q = 0; q < questions; q++) {
+    await page.check(`#quiz-${q}-0`);
+    await page.waitForSelector(`#quiz-${q} .quiz-answer`);
+  }
+  assert.match(await page.textContent('#quiz-score'), new RegExp(`of ${questions} right`));
+  assert.match(await page.textContent('#path-end'), /You finished the path: 12 lessons and the quiz/);
+  await shot(page, 'lesson-quiz');
+  // The quiz and its answers survive a reload too; a new quiz has new, unanswered questions.
+  const first = await page.textContent('#quiz-0 .question');
+  await page.reload();
+  await page.waitForSelector('#summary[data-busy="false"]');
+  await page.click('#tab-lessons');
+  assert.equal(await page.textContent('#quiz-0 .question'), first);
+  assert.equal(await page.locator('.quiz-answer').count(), questions);
+  await page.click('#new-quiz');
+  assert.equal(await page.locator('.quiz-answer').count(), 0);
+  // Opening a quiz scenario puts it in the editor, where the engine explains it.
+  await page.check('#quiz-0-0');
+  await page.click('#quiz-0 .quiz-answer button');
+  await settled(page);
+  assert.match(await editorText(page), /Generated by the playground's quiz/);
+  assert.deepEqual(page.errors, []);
 });
 
 test('keyboard: tabs and pod chips are reachable and work with Enter', async () => {

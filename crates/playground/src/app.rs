@@ -16,7 +16,7 @@ use crate::components::{lessons::LessonsPanel, whatif::WhatIfPanel};
 use crate::handles::{Shared, import_file};
 use crate::model::{self, Analysis};
 use crate::share;
-use crate::state::{Action, Panel, State};
+use crate::state::{Action, LessonProgress, Panel, State};
 use spreadlab_engine::KubeVersion;
 
 /// Quiet time after the last keystroke before re-simulating (at least; see [`debounce`]).
@@ -32,6 +32,9 @@ pub fn debounce(last_sim_ms: f64) -> Duration {
 /// The state to start from: a shared link, else the last session's text, else the first example.
 fn initial_state() -> State {
     let mut state = State::default();
+    if let Some(progress) = browser::stored_progress().and_then(|p| LessonProgress::decode(&p)) {
+        state.lesson = progress;
+    }
     let hash = browser::location_hash();
     if hash.starts_with(share::HASH_PREFIX) {
         // The link is adopted as the current text: saved at once and removed from the address
@@ -115,6 +118,11 @@ pub fn app() -> Html {
             }
         });
     }
+
+    // The lesson path's progress is saved whenever it changes (it survives a reload).
+    use_effect_with(state.lesson.clone(), |progress| {
+        browser::persist_progress(&progress.encode());
+    });
 
     {
         // A share link pasted into this tab's address bar (only the hash changes: no reload).
@@ -290,7 +298,7 @@ pub fn app() -> Html {
                                     dispatch={dispatch.clone()} />
                             },
                             Panel::Lessons => html! {
-                                <LessonsPanel analysis={analysis.clone_inner()} text={state.text.clone()} progress={state.lesson.clone()}
+                                <LessonsPanel analysis={analysis.clone_inner()} text={state.text.clone()} progress={state.lesson.clone()} version={state.version}
                                     busy={*busy} dispatch={dispatch.clone()} />
                             },
                         }

@@ -40,6 +40,21 @@ pub fn persist(text: &str) {
     }
 }
 
+/// Where the lesson path's progress is kept (`LessonProgress::encode`).
+pub const PROGRESS_KEY: &str = "spreadlab.playground.lessons";
+
+/// The lesson progress saved by the last session, if any.
+pub fn stored_progress() -> Option<String> {
+    local_storage().and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten())
+}
+
+/// Saves the lesson progress (nothing where storage is disabled).
+pub fn persist_progress(progress: &str) {
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(PROGRESS_KEY, progress);
+    }
+}
+
 /// The address bar's hash (`#...`), empty where there is no page.
 pub fn location_hash() -> String {
     web_sys::window()
