@@ -44,10 +44,10 @@ pub struct Try {
     pub shows: &'static str,
 }
 
-/// Whether lesson `index`'s change is made: its scenario was opened and edited, and the engine's
-/// result for the edit shows it.
+/// Whether lesson `index`'s change is made: the editor holds its scenario (as given, or edited)
+/// and the engine's result shows the change (an edit, or another release in the header).
 pub fn tried(index: usize, status: LessonStatus, analysis: &Analysis) -> bool {
-    status == LessonStatus::Edited
+    status != LessonStatus::NotLoaded
         && LESSONS
             .get(index)
             .is_some_and(|l| (l.try_it.done)(analysis))

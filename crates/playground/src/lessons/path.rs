@@ -42,6 +42,15 @@ fn rollout_completes(analysis: &Analysis) -> Option<bool> {
         .map(|r| r.outcome.completed)
 }
 
+/// Where web-0 was placed (`Some(None)`: Pending; `None`: no such pod).
+fn web_0_node(analysis: &Analysis) -> Option<Option<String>> {
+    analysis
+        .decisions()
+        .iter()
+        .find(|d| d.name == "web-0")
+        .map(|d| d.node.clone())
+}
+
 /// Replicas placed on `node`.
 fn on_node(analysis: &Analysis, node: &str) -> usize {
     analysis
@@ -320,6 +329,58 @@ pub const LESSONS: &[Lesson] = &[
             task: "In the editor, set the PodDisruptionBudget's minAvailable to 2.",
             done: |analysis| drain_blocks(analysis) == Some(false),
             shows: "One disruption is allowed: the drain finishes. Its replacement stays Pending, though: the cordoned node-a still counts as an empty zone.",
+        },
+    },
+    Lesson {
+        title: "A volume pins a replica to its zone",
+        text: concat!(
+            include_str!("../../../../tests/scenarios/statefulset-zonal-volumes/cluster.yaml"),
+            "---\n",
+            include_str!("../../../../tests/scenarios/statefulset-zonal-volumes/workload.yaml"),
+        ),
+        question: "web-0's disk is a zonal volume in zone-a, and both zone-a nodes are full (a batch job each). Zones b and c have room. Where does web-0 run?",
+        choices: &[
+            "In zone-b or zone-c, where there is room",
+            "On a zone-a node, evicting a batch job",
+            "Nowhere: it stays Pending",
+        ],
+        answer: |analysis| match web_0_node(analysis) {
+            Some(Some(node)) if node.starts_with("node-a") => Some(1),
+            Some(Some(_)) => Some(0),
+            Some(None) => Some(2),
+            None => None,
+        },
+        lesson: "A bound PersistentVolume carries node affinity (here topology.kubernetes.io/zone In [zone-a]); VolumeBinding rejects every node outside it (\"didn't match PersistentVolume's node affinity\"), and NodeResourcesFit rejects the full ones: \"0/6 nodes are available: 2 Insufficient cpu, 4 node(s) didn't match PersistentVolume's node affinity\". A StatefulSet replica cannot leave its disk's zone, and preemption needs lower-priority victims (the batch pods have the same priority).",
+        try_it: Try {
+            task: "In the editor, lower batch-1's cpu request from \"4\" to \"2\".",
+            done: |analysis| matches!(web_0_node(analysis), Some(Some(node)) if node == "node-a1"),
+            shows: "node-a1 has room again, inside the disk's zone: web-0 runs there.",
+        },
+    },
+    Lesson {
+        title: "An answer that changes between Kubernetes releases",
+        text: concat!(
+            include_str!(
+                "../../../../tests/scenarios/version-namespace-selector-notin/cluster.yaml"
+            ),
+            "---\n",
+            include_str!(
+                "../../../../tests/scenarios/version-namespace-selector-notin/workload.yaml"
+            ),
+        ),
+        question: "A team-b pod has required anti-affinity to app: x pods in namespaces with team NotIn [a]; node-1 runs an app: x pod of team-a. With the kube-scheduler selected in the header (1.37 unless you changed it), is the pod placed on node-1?",
+        choices: &[
+            "Yes: team-a is not one of the namespaces the selector picks",
+            "No: the team-a pod counts against it",
+        ],
+        answer: |analysis| placed_choice(analysis, &[1, 0]),
+        lesson: "Up to 1.36, InterPodAffinity merged the incoming pod's namespaceSelector wrongly: a selector matching an empty label set (only NotIn or DoesNotExist) matched pods of every namespace. 1.37 fixed it. spreadlab mirrors each release, so the answer follows the selector in the header.",
+        try_it: Try {
+            task: "Switch the kube-scheduler selector in the header to 1.36.",
+            done: |analysis| {
+                analysis.version == spreadlab_engine::KubeVersion::V1_36 && analysis.placed() == 0
+            },
+            shows: "Under 1.36 the team-a pod counts: the pod stays Pending with \"didn't match pod anti-affinity rules\".",
         },
     },
 ];
