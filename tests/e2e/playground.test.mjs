@@ -23,9 +23,15 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
+/** Marks the first-visit welcome as seen in `context` (every test but the welcome's own). */
+async function seenWelcome(context) {
+  await context.addInitScript(() => localStorage.setItem('spreadlab.playground.welcomed', '1'));
+}
+
 /** A fresh page (own storage) on the app, with page errors collected. */
 async function open(hash = '') {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await seenWelcome(context);
   const page = await context.newPage();
   // Generous: CI shares two cores with other builds.
   page.setDefaultTimeout(90_000);
@@ -423,6 +429,7 @@ test('keyboard: tabs and pod chips are reachable and work with Enter', async () 
 
 test('a 390 px wide phone: nothing overflows sideways', async () => {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  await seenWelcome(context);
   const page = await context.newPage();
   page.setDefaultTimeout(90_000);
   await page.goto(URL);
@@ -628,6 +635,11 @@ for (const scheme of ['light', 'dark']) {
     }
     await page.click('#tab-lessons');
     await check('lessons');
+    await page.click('#open-quiz');
+    await page.check('#quiz-0-0');
+    await check('final quiz');
+    await page.click('#gallery-open');
+    await check('gallery');
     await shot(page, `accessibility-${scheme}`);
     assert.deepEqual(found, {});
   });
@@ -672,4 +684,71 @@ test('the code editor: YAML highlighting, line numbers, folding, search, and the
   await settled(page);
   assert.doesNotMatch(await editorText(page), /# x/);
   assert.deepEqual(page.errors, []);
+});
+
+test('the gallery: search the examples and public scenarios, open one with its source', async () => {
+  const page = await open();
+  await page.click('#gallery-open');
+  const all = Number((await page.textContent('#gallery-count')).split(' ')[0]);
+  await page.fill('#gallery-search', 'docs conflicting');
+  assert.match(await page.textContent('#gallery-count'), new RegExp(`^1 of ${all} scenarios`));
+  await shot(page, 'gallery-search');
+  await page.click('[data-entry="docs-conflicting-constraints"] .gallery-title');
+  await settled(page);
+  // The Kubernetes docs: "the Pod mypod stays in the Pending state".
+  assert.match(await page.textContent('#notice'), /Source: kubernetes\/website .*two-constraints\.yaml/);
+  assert.match(await editorText(page), /kind: "Pod"/);
+  assert.equal(await page.locator('#pending .chip').count(), 1);
+  assert.equal(await page.locator('#gallery').count(), 0);
+  // An example opens as the example (its hint and menu entry).
+  await page.click('#gallery-open');
+  await page.fill('#gallery-search', 'every GPU busy');
+  await page.click('[data-entry="rollout-gpu-busy"] .gallery-title');
+  await settled(page);
+  assert.equal(await page.inputValue('#example'), 'rollout-gpu-busy');
+  assert.deepEqual(page.errors, []);
+});
+
+test('a first visit gets a one-screen welcome; a share link and later visits do not', async () => {
+  for (const [width, height] of [[1400, 900], [390, 844], [2560, 1440]]) {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(90_000);
+    await page.goto(URL);
+    await page.waitForSelector('#welcome');
+    // One screen: the whole dialog is visible without scrolling, and nothing overflows sideways.
+    const box = await page.locator('#welcome').boundingBox();
+    assert.ok(box.y >= 0 && box.y + box.height <= height, `${width}: ${JSON.stringify(box)}`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= width);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'welcome-lessons');
+    await page.screenshot({ path: `${ARTIFACTS}/welcome-${width}.png` });
+    if (width === 1400) {
+      assert.deepEqual(await audit(page), []);
+      await page.click('#welcome-lessons');
+      await page.waitForSelector('#lesson-question');
+      assert.match(await page.textContent('#lesson-question'), /6 replicas/);
+      await page.reload();
+      await page.waitForSelector('#summary[data-busy="false"]');
+      assert.equal(await page.locator('#welcome').count(), 0);
+      // The header's About shows it again; Escape closes it.
+      await page.click('#about');
+      await page.waitForSelector('#welcome');
+      await page.keyboard.press('Escape');
+      assert.equal(await page.locator('#welcome').count(), 0);
+    } else {
+      // The layout stays usable at this width: the three columns are there.
+      await page.click('#welcome-close');
+      await page.waitForSelector('#summary[data-busy="false"]');
+      await page.screenshot({ path: `${ARTIFACTS}/layout-${width}.png`, fullPage: width < 1000 });
+    }
+    await context.close();
+  }
+  // A share link opens its scenario, not the welcome.
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const text = 'apiVersion: v1\nkind: Node\nmetadata: {name: shared-node}\nstatus: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}\n';
+  await page.goto(URL + '#s=' + deflateRawSync(Buffer.from(text)).toString('base64url') + '&v=1.37');
+  await page.waitForSelector('#summary[data-busy="false"]');
+  assert.equal(await page.locator('#welcome').count(), 0);
+  await context.close();
 });

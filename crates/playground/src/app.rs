@@ -68,6 +68,11 @@ fn simulate(text: &str, version: KubeVersion) -> (Rc<Analysis>, f64) {
 /// The playground.
 #[function_component(App)]
 pub fn app() -> Html {
+    // Read before `initial_state` adopts (and clears) a share link: a link opens its scenario,
+    // not the welcome.
+    let from_link = *use_memo((), |_| {
+        browser::location_hash().starts_with(share::HASH_PREFIX)
+    });
     let state = use_reducer(initial_state);
     let first = use_memo((), |_| simulate(&state.text, state.version));
     let analysis = use_state(|| Shared(first.0.clone()));
@@ -222,6 +227,19 @@ pub fn app() -> Html {
         current.pending.len(),
         *sim_ms
     );
+    // The welcome: shown on a first visit (nothing stored yet) and from the header's About.
+    let welcome = use_state(|| !from_link && !browser::welcomed());
+    let close_welcome = {
+        let welcome = welcome.clone();
+        Callback::from(move |_| {
+            browser::set_welcomed();
+            welcome.set(false);
+        })
+    };
+    let open_welcome = {
+        let welcome = welcome.clone();
+        Callback::from(move |_| welcome.set(true))
+    };
     let notice = state.notice.clone().map(|text| {
         let dispatch = dispatch.clone();
         html! {
@@ -250,6 +268,7 @@ pub fn app() -> Html {
                             <option value={v.as_str()} selected={*v == state.version}>{ v.as_str() }</option>
                         }) }
                     </select>
+                    <button id="about" onclick={open_welcome}>{ "About" }</button>
                     <button id="share" onclick={on_share}>{ "Share link" }</button>
                     <button id="export" onclick={on_export}>{ "Export" }</button>
                     <label class="button" for="import">{ "Import" }</label>
@@ -258,6 +277,9 @@ pub fn app() -> Html {
                 </div>
             </header>
             { notice.unwrap_or_default() }
+            if *welcome {
+                <crate::components::welcome::Welcome on_close={close_welcome} dispatch={dispatch.clone()} />
+            }
             if let Some((_, link)) = share_url.as_ref().filter(|(revision, _)| *revision == state.revision) {
                 <p class="share"><label for="share-url">{ "Share: " }</label>
                     <input id="share-url" readonly=true value={link.clone()}

@@ -55,6 +55,22 @@ pub fn persist_progress(progress: &str) {
     }
 }
 
+/// Set once the welcome was closed (a first visit shows it).
+pub const WELCOMED_KEY: &str = "spreadlab.playground.welcomed";
+
+/// Whether the welcome was seen before (true where there is no storage: it is not forced on
+/// every visit then).
+pub fn welcomed() -> bool {
+    local_storage().is_none_or(|s| s.get_item(WELCOMED_KEY).ok().flatten().is_some())
+}
+
+/// Remembers that the welcome was seen.
+pub fn set_welcomed() {
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(WELCOMED_KEY, "1");
+    }
+}
+
 /// The address bar's hash (`#...`), empty where there is no page.
 pub fn location_hash() -> String {
     web_sys::window()

@@ -3,8 +3,10 @@
 pub mod cluster;
 pub mod editor;
 pub mod explain;
+pub mod gallery;
 pub mod lessons;
 pub mod pictures;
+pub mod welcome;
 pub mod whatif;
 
 /// A workload's colour class (`w0`..`w7`; `wx` for pods of no loaded workload).

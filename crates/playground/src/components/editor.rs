@@ -219,7 +219,10 @@ pub fn editor(props: &EditorProps) -> Html {
         .map(|e| e.hint);
     html! {
         <div class="editor">
-            <label for="example">{ "Example" }</label>
+            <div class="example-row">
+                <label for="example">{ "Example" }</label>
+                <crate::components::gallery::Gallery dispatch={dispatch.clone()} />
+            </div>
             <select id="example" onchange={on_example}>
                 <option value="" selected={props.example.is_none()}>{ "— your own text —" }</option>
                 { for EXAMPLES.iter().map(|e| html! {
