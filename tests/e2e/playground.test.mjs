@@ -419,7 +419,7 @@ test('keyboard: tabs and pod chips are reachable and work with Enter', async () 
   assert.equal(await page.getAttribute('#panel', 'aria-labelledby'), 'tab-lessons');
   assert.equal(await page.getAttribute('#tab-lessons', 'aria-controls'), 'panel');
   await page.keyboard.press('ArrowRight');
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-explain');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-compare');
   await page.keyboard.press('ArrowLeft');
   assert.equal(await page.getAttribute('#tab-lessons', 'aria-selected'), 'true');
   // Zone headers are focusable.
@@ -751,4 +751,40 @@ test('a first visit gets a one-screen welcome; a share link and later visits do 
   await page.waitForSelector('#summary[data-busy="false"]');
   assert.equal(await page.locator('#welcome').count(), 0);
   await context.close();
+});
+
+test('compare mode: pin a baseline, change the release and a control, see what moved and why', async () => {
+  const page = await open();
+  await loadExample(page, 'version-namespace-selector-notin');
+  await page.click('#tab-compare');
+  await page.click('#compare-pin');
+  assert.match(await page.textContent('#compare-summary'), /^Nothing changed/);
+  // 1.36 counts the team-a pod (tests/scenarios/version-namespace-selector-notin/expected-1.36.jsonl).
+  await page.selectOption('#kubernetes-version', '1.36');
+  await settled(page);
+  assert.match(await page.textContent('#compare-summary'), /^1 pod\(s\) changed, 0 unchanged/);
+  const change = page.locator('#compare-changes li[data-kind="now Pending"]');
+  assert.equal(await change.count(), 1);
+  assert.match(await change.textContent(), /node-1 \(zone-a\) → Pending/);
+  assert.match(await change.locator('.reason').textContent(), /^0\/1 nodes are available: 1 node\(s\) didn't match pod anti-affinity rules\./);
+  assert.match(await page.textContent('#compare-zones [data-zone="zone-a"]'), /zone-a\s*1\s*0\s*-1/);
+  await shot(page, 'compare-release');
+  // Back to the baseline: text and release restored, nothing changed.
+  await page.click('#compare-restore');
+  await settled(page);
+  assert.equal(await page.inputValue('#kubernetes-version'), '1.37');
+  assert.match(await page.textContent('#compare-summary'), /^Nothing changed/);
+  // A control change: one more replica is new.
+  await loadExample(page, 'spread-three-zones');
+  await page.click('#tab-compare');
+  await page.click('#compare-repin');
+  await page.click('#tab-explain');
+  await page.fill('#ctl-replicas-0', '4');
+  await page.press('#ctl-replicas-0', 'Enter');
+  await settled(page);
+  await page.click('#tab-compare');
+  assert.match(await page.textContent('#compare-summary'), /^1 pod\(s\) changed, 3 unchanged/);
+  assert.equal(await page.locator('#compare-changes li[data-kind="new"]').count(), 1);
+  assert.deepEqual(await audit(page), []);
+  assert.deepEqual(page.errors, []);
 });

@@ -12,7 +12,7 @@ use yew::prelude::*;
 use crate::browser::{self, now_ms};
 
 use crate::components::{cluster::ClusterView, editor::Editor, explain::ExplainPanel};
-use crate::components::{lessons::LessonsPanel, whatif::WhatIfPanel};
+use crate::components::{compare::ComparePanel, lessons::LessonsPanel, whatif::WhatIfPanel};
 use crate::handles::{Shared, import_file};
 use crate::model::{self, Analysis};
 use crate::share;
@@ -304,6 +304,7 @@ pub fn app() -> Html {
                         { tab(Panel::Explain, "Explain", tab_id(Panel::Explain)) }
                         { tab(Panel::WhatIf, "What-if", tab_id(Panel::WhatIf)) }
                         { tab(Panel::Lessons, "Lessons", tab_id(Panel::Lessons)) }
+                        { tab(Panel::Compare, "Compare", tab_id(Panel::Compare)) }
                     </div>
                     <div role="tabpanel" id="panel" aria-labelledby={tab_id(state.panel)} tabindex="0">
                     {
@@ -323,6 +324,10 @@ pub fn app() -> Html {
                                 <LessonsPanel analysis={analysis.clone_inner()} text={state.text.clone()} progress={state.lesson.clone()} version={state.version}
                                     busy={*busy} dispatch={dispatch.clone()} />
                             },
+                            Panel::Compare => html! {
+                                <ComparePanel analysis={analysis.clone_inner()} baseline={state.baseline.clone()}
+                                    busy={*busy} dispatch={dispatch.clone()} />
+                            },
                         }
                     }
                     </div>
@@ -338,6 +343,7 @@ fn tab_id(panel: Panel) -> &'static str {
         Panel::Explain => "tab-explain",
         Panel::WhatIf => "tab-whatif",
         Panel::Lessons => "tab-lessons",
+        Panel::Compare => "tab-compare",
     }
 }
 

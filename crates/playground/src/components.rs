@@ -1,6 +1,7 @@
 //! The views: each renders part of the state and the current analysis, and dispatches actions.
 
 pub mod cluster;
+pub mod compare;
 pub mod editor;
 pub mod explain;
 pub mod gallery;

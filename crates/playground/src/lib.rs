@@ -9,6 +9,7 @@
 pub mod app;
 pub mod browser;
 pub mod code_editor;
+pub mod compare;
 pub mod components;
 pub mod edit;
 pub mod examples;

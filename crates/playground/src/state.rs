@@ -20,11 +20,18 @@ pub enum Panel {
     WhatIf,
     /// The guided lessons.
     Lessons,
+    /// The pinned baseline against the current scenario.
+    Compare,
 }
 
 impl Panel {
     /// The panels in tab order.
-    pub const ALL: [Panel; 3] = [Panel::Explain, Panel::WhatIf, Panel::Lessons];
+    pub const ALL: [Panel; 4] = [
+        Panel::Explain,
+        Panel::WhatIf,
+        Panel::Lessons,
+        Panel::Compare,
+    ];
 
     /// The next (`forward`) or previous tab, wrapping around (arrow keys in the tab list).
     pub fn step(self, forward: bool) -> Panel {
@@ -104,6 +111,8 @@ pub struct State {
     pub notice: Option<String>,
     /// The Kubernetes release whose kube-scheduler is mirrored (header selector, share link).
     pub version: KubeVersion,
+    /// The scenario pinned for compare mode, and its release.
+    pub baseline: Option<(String, KubeVersion)>,
 }
 
 impl Default for State {
@@ -124,6 +133,7 @@ impl Default for State {
             lesson: LessonProgress::default(),
             notice: None,
             version: KubeVersion::DEFAULT,
+            baseline: None,
         }
     }
 }
@@ -185,6 +195,10 @@ pub enum Action {
     Notice(Option<String>),
     /// Mirror another Kubernetes release: the scenario is simulated again (a new revision).
     SetVersion(KubeVersion),
+    /// Pin the current text and release as compare mode's baseline (`false`: unpin).
+    PinBaseline(bool),
+    /// Put the baseline back in the editor (and its release in the header).
+    RestoreBaseline,
 }
 
 impl State {
@@ -370,6 +384,21 @@ impl Reducible for State {
                     next.revision += 1;
                 }
             }
+            Action::PinBaseline(pin) => {
+                next.baseline = pin.then(|| (next.text.clone(), next.version));
+                next.panel = Panel::Compare;
+            }
+            Action::RestoreBaseline => {
+                if let Some((text, version)) = next.baseline.clone() {
+                    next.reset_selection();
+                    next.example = None;
+                    next.with_text(text);
+                    if version != next.version {
+                        next.version = version;
+                        next.revision += 1;
+                    }
+                }
+            }
         }
         Rc::new(next)
     }
@@ -525,8 +554,9 @@ mod tests {
     #[test]
     fn arrow_keys_step_through_the_tabs_and_wrap() {
         assert_eq!(Panel::Explain.step(true), Panel::WhatIf);
-        assert_eq!(Panel::Lessons.step(true), Panel::Explain);
-        assert_eq!(Panel::Explain.step(false), Panel::Lessons);
+        assert_eq!(Panel::Lessons.step(true), Panel::Compare);
+        assert_eq!(Panel::Compare.step(true), Panel::Explain);
+        assert_eq!(Panel::Explain.step(false), Panel::Compare);
         assert_eq!(Panel::WhatIf.step(false), Panel::Explain);
     }
 
@@ -637,6 +667,21 @@ mod tests {
         assert_eq!(fresh.lesson.quiz_seed, 1);
         assert_eq!(fresh.lesson.quiz_answers, [None; 3]);
         assert!(fresh.lesson.is_done(2));
+    }
+
+    #[test]
+    fn compare_pins_the_text_and_release_and_restores_them() {
+        let pinned = reduce(State::default(), Action::PinBaseline(true));
+        assert_eq!(pinned.panel, Panel::Compare);
+        let baseline = (pinned.text.clone(), pinned.version);
+        assert_eq!(pinned.baseline, Some(baseline.clone()));
+        let edited = reduce(pinned, Action::SetText("kind: List\n".into()));
+        let other = reduce(edited, Action::SetVersion(KubeVersion::V1_34));
+        assert_eq!(other.baseline, Some(baseline.clone()));
+        let restored = reduce(other.clone(), Action::RestoreBaseline);
+        assert_eq!((restored.text.clone(), restored.version), baseline);
+        assert!(restored.revision > other.revision);
+        assert_eq!(reduce(restored, Action::PinBaseline(false)).baseline, None);
     }
 
     #[test]
