@@ -376,9 +376,9 @@ pub const LESSONS: &[Lesson] = &[
         answer: |analysis| placed_choice(analysis, &[1, 0]),
         lesson: "Up to 1.36, InterPodAffinity merged the incoming pod's namespaceSelector wrongly: a selector matching an empty label set (only NotIn or DoesNotExist) matched pods of every namespace. 1.37 fixed it. spreadlab mirrors each release, so the answer follows the selector in the header.",
         try_it: Try {
-            task: "Switch the kube-scheduler selector in the header to 1.36.",
+            task: "Switch the kube-scheduler selector in the header to 1.36 (or an older release).",
             done: |analysis| {
-                analysis.version == spreadlab_engine::KubeVersion::V1_36 && analysis.placed() == 0
+                analysis.version < spreadlab_engine::KubeVersion::V1_37 && analysis.placed() == 0
             },
             shows: "Under 1.36 the team-a pod counts: the pod stays Pending with \"didn't match pod anti-affinity rules\".",
         },

@@ -121,6 +121,12 @@ fn each_change_step_is_checked_on_the_engine_result() {
         );
         assert!(tried(index, status(index, true, &text), &analysis));
     }
+    // Lesson 14's change is any release before 1.37: each one's recording leaves the pod Pending
+    // (tests/scenarios/version-namespace-selector-notin/expected*.jsonl).
+    for version in [KubeVersion::V1_34, KubeVersion::V1_35] {
+        let analysis = crate::model::analyse_for(LESSONS[13].text, version);
+        assert!((LESSONS[13].try_it.done)(&analysis), "{version:?}");
+    }
 }
 
 #[test]
