@@ -3,7 +3,7 @@
 # the Rust targets for the no_std/wasm builds (wasm32-wasip1: the Kubewarden policy), a C++
 # compiler for libFuzzer (scripts/fuzz.sh), and Go for the oracle (tests/oracle).
 #   --web       only what the playground build needs (the wasm32 target; wasm-opt from npm
-#               binaryen when npm is there), for scripts/run.sh
+#               binaryen and the code editor's packages when npm is there), for scripts/run.sh
 #   --web-test  also Chromium + ChromeDriver (apt) and the e2e packages (npm ci in tests/e2e)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +13,12 @@ web_tools() {
     if [ ! -x tests/e2e/node_modules/.bin/wasm-opt ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
       (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
     fi
+    # The code editor (CodeMirror 6) and esbuild, which bundles it (www/editor/package-lock.json).
+    if [ ! -x www/editor/node_modules/.bin/esbuild ] || [ www/editor/package-lock.json -nt www/editor/node_modules/.package-lock.json ]; then
+      (cd www/editor && npm ci --no-audit --no-fund --loglevel=error)
+    fi
   else
-    echo "setup: npm missing; the playground builds without wasm-opt and the e2e tests cannot run" >&2
+    echo "setup: npm missing; the playground builds without wasm-opt and its code editor (a plain textarea instead), and the e2e tests cannot run" >&2
   fi
 }
 case "${1:-}" in

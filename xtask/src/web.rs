@@ -4,7 +4,8 @@
 //! or `dev` with `--dev`); wasm-bindgen's JS glue through the `wasm-bindgen-cli-support` library
 //! (same version as the `wasm-bindgen` crate, forced by Cargo.lock); `wasm-opt -Oz` when npm's
 //! `binaryen` is installed (`tests/e2e/node_modules/.bin/wasm-opt`, or `$SPREADLAB_WASM_OPT`);
-//! then the static shell from `www/`. Prints raw and gzip sizes. Downloads nothing.
+//! the code editor (`www/editor`, CodeMirror 6) bundled by npm's esbuild into `editor.js`; then
+//! the static shell from `www/`. Prints raw and gzip sizes. Downloads nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -93,18 +94,58 @@ fn build(root: &Path, args: &WebArgs) -> Result<(), String> {
         }
     }
     copy_shell(&root.join("www"), out)?;
+    let editor = bundle_editor(&root.join("www/editor"), &out.join("editor.js"))?;
     let wasm_bytes = std::fs::read(&bound).map_err(|e| format!("{}: {e}", bound.display()))?;
-    let gzip = miniz_oxide::deflate::compress_to_vec(&wasm_bytes, 9).len() + 18;
     println!(
-        "web: {} in {:.1} s; wasm: rustc {} B, bound {} B, final {} B, gzip ~{} B",
+        "web: {} in {:.1} s; wasm: rustc {} B, bound {} B, final {} B, gzip ~{} B; editor.js {} B, gzip ~{} B",
         out.display(),
         started.elapsed().as_secs_f64(),
         raw_size,
         bound_size,
         wasm_bytes.len(),
-        gzip
+        gzip_size(&wasm_bytes),
+        editor.len(),
+        gzip_size(&editor)
     );
     Ok(())
+}
+
+/// Size of `bytes` gzipped at level 9 (deflate plus gzip's 18-byte frame): what a server sends.
+fn gzip_size(bytes: &[u8]) -> usize {
+    miniz_oxide::deflate::compress_to_vec(bytes, 9).len() + 18
+}
+
+/// Bundles the code editor (`www/editor/editor.js` and its npm packages) into `out` with the
+/// esbuild npm installed there (`bash scripts/setup.sh --web`). Without it, `out` gets a comment
+/// only and the playground keeps its plain textarea. Returns what was written.
+fn bundle_editor(editor: &Path, out: &Path) -> Result<Vec<u8>, String> {
+    let esbuild = editor.join("node_modules/.bin/esbuild");
+    if !esbuild.is_file() {
+        eprintln!(
+            "web: esbuild not found (npm packages of www/editor: `bash scripts/setup.sh --web`); the playground gets a plain textarea instead of the code editor"
+        );
+        let stub =
+            b"// The code editor was not bundled (no npm): the playground uses a plain textarea.\n";
+        std::fs::write(out, stub).map_err(|e| format!("{}: {e}", out.display()))?;
+        return Ok(stub.to_vec());
+    }
+    let status = Command::new(&esbuild)
+        .current_dir(editor)
+        .args([
+            "editor.js",
+            "--bundle",
+            "--minify",
+            "--format=iife",
+            "--target=es2020",
+            "--log-level=warning",
+        ])
+        .arg(format!("--outfile={}", out.display()))
+        .status()
+        .map_err(|e| format!("cannot run {}: {e}", esbuild.display()))?;
+    if !status.success() {
+        return Err("esbuild failed to bundle www/editor".into());
+    }
+    std::fs::read(out).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 fn file_size(path: &Path) -> Result<u64, String> {
@@ -171,7 +212,7 @@ fn optimize(tool: &Path, wasm: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Copies `www/` (index.html, CSS, worker loader) next to the generated files.
+/// Copies the files of `www/` (index.html, CSS) next to the generated files.
 fn copy_shell(www: &Path, out: &Path) -> Result<(), String> {
     let entries = std::fs::read_dir(www).map_err(|e| format!("{}: {e}", www.display()))?;
     for entry in entries {

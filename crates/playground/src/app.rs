@@ -12,11 +12,11 @@ use yew::prelude::*;
 use crate::browser::{self, now_ms};
 
 use crate::components::{cluster::ClusterView, editor::Editor, explain::ExplainPanel};
-use crate::components::{lessons::LessonsPanel, whatif::WhatIfPanel};
+use crate::components::{compare::ComparePanel, lessons::LessonsPanel, whatif::WhatIfPanel};
 use crate::handles::{Shared, import_file};
 use crate::model::{self, Analysis};
 use crate::share;
-use crate::state::{Action, Panel, State};
+use crate::state::{Action, LessonProgress, Panel, State};
 use spreadlab_engine::KubeVersion;
 
 /// Quiet time after the last keystroke before re-simulating (at least; see [`debounce`]).
@@ -32,6 +32,9 @@ pub fn debounce(last_sim_ms: f64) -> Duration {
 /// The state to start from: a shared link, else the last session's text, else the first example.
 fn initial_state() -> State {
     let mut state = State::default();
+    if let Some(progress) = browser::stored_progress().and_then(|p| LessonProgress::decode(&p)) {
+        state.lesson = progress;
+    }
     let hash = browser::location_hash();
     if hash.starts_with(share::HASH_PREFIX) {
         // The link is adopted as the current text: saved at once and removed from the address
@@ -65,6 +68,11 @@ fn simulate(text: &str, version: KubeVersion) -> (Rc<Analysis>, f64) {
 /// The playground.
 #[function_component(App)]
 pub fn app() -> Html {
+    // Read before `initial_state` adopts (and clears) a share link: a link opens its scenario,
+    // not the welcome.
+    let from_link = *use_memo((), |_| {
+        browser::location_hash().starts_with(share::HASH_PREFIX)
+    });
     let state = use_reducer(initial_state);
     let first = use_memo((), |_| simulate(&state.text, state.version));
     let analysis = use_state(|| Shared(first.0.clone()));
@@ -115,6 +123,11 @@ pub fn app() -> Html {
             }
         });
     }
+
+    // The lesson path's progress is saved whenever it changes (it survives a reload).
+    use_effect_with(state.lesson.clone(), |progress| {
+        browser::persist_progress(&progress.encode());
+    });
 
     {
         // A share link pasted into this tab's address bar (only the hash changes: no reload).
@@ -214,6 +227,19 @@ pub fn app() -> Html {
         current.pending.len(),
         *sim_ms
     );
+    // The welcome: shown on a first visit (nothing stored yet) and from the header's About.
+    let welcome = use_state(|| !from_link && !browser::welcomed());
+    let close_welcome = {
+        let welcome = welcome.clone();
+        Callback::from(move |_| {
+            browser::set_welcomed();
+            welcome.set(false);
+        })
+    };
+    let open_welcome = {
+        let welcome = welcome.clone();
+        Callback::from(move |_| welcome.set(true))
+    };
     let notice = state.notice.clone().map(|text| {
         let dispatch = dispatch.clone();
         html! {
@@ -242,6 +268,7 @@ pub fn app() -> Html {
                             <option value={v.as_str()} selected={*v == state.version}>{ v.as_str() }</option>
                         }) }
                     </select>
+                    <button id="about" onclick={open_welcome}>{ "About" }</button>
                     <button id="share" onclick={on_share}>{ "Share link" }</button>
                     <button id="export" onclick={on_export}>{ "Export" }</button>
                     <label class="button" for="import">{ "Import" }</label>
@@ -250,6 +277,9 @@ pub fn app() -> Html {
                 </div>
             </header>
             { notice.unwrap_or_default() }
+            if *welcome {
+                <crate::components::welcome::Welcome on_close={close_welcome} dispatch={dispatch.clone()} />
+            }
             if let Some((_, link)) = share_url.as_ref().filter(|(revision, _)| *revision == state.revision) {
                 <p class="share"><label for="share-url">{ "Share: " }</label>
                     <input id="share-url" readonly=true value={link.clone()}
@@ -274,6 +304,7 @@ pub fn app() -> Html {
                         { tab(Panel::Explain, "Explain", tab_id(Panel::Explain)) }
                         { tab(Panel::WhatIf, "What-if", tab_id(Panel::WhatIf)) }
                         { tab(Panel::Lessons, "Lessons", tab_id(Panel::Lessons)) }
+                        { tab(Panel::Compare, "Compare", tab_id(Panel::Compare)) }
                     </div>
                     <div role="tabpanel" id="panel" aria-labelledby={tab_id(state.panel)} tabindex="0">
                     {
@@ -290,7 +321,11 @@ pub fn app() -> Html {
                                     dispatch={dispatch.clone()} />
                             },
                             Panel::Lessons => html! {
-                                <LessonsPanel analysis={analysis.clone_inner()} text={state.text.clone()} progress={state.lesson.clone()}
+                                <LessonsPanel analysis={analysis.clone_inner()} text={state.text.clone()} progress={state.lesson.clone()} version={state.version}
+                                    busy={*busy} dispatch={dispatch.clone()} />
+                            },
+                            Panel::Compare => html! {
+                                <ComparePanel analysis={analysis.clone_inner()} baseline={state.baseline.clone()}
                                     busy={*busy} dispatch={dispatch.clone()} />
                             },
                         }
@@ -308,6 +343,7 @@ fn tab_id(panel: Panel) -> &'static str {
         Panel::Explain => "tab-explain",
         Panel::WhatIf => "tab-whatif",
         Panel::Lessons => "tab-lessons",
+        Panel::Compare => "tab-compare",
     }
 }
 

@@ -40,6 +40,37 @@ pub fn persist(text: &str) {
     }
 }
 
+/// Where the lesson path's progress is kept (`LessonProgress::encode`).
+pub const PROGRESS_KEY: &str = "spreadlab.playground.lessons";
+
+/// The lesson progress saved by the last session, if any.
+pub fn stored_progress() -> Option<String> {
+    local_storage().and_then(|s| s.get_item(PROGRESS_KEY).ok().flatten())
+}
+
+/// Saves the lesson progress (nothing where storage is disabled).
+pub fn persist_progress(progress: &str) {
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(PROGRESS_KEY, progress);
+    }
+}
+
+/// Set once the welcome was closed (a first visit shows it).
+pub const WELCOMED_KEY: &str = "spreadlab.playground.welcomed";
+
+/// Whether the welcome was seen before (true where there is no storage: it is not forced on
+/// every visit then).
+pub fn welcomed() -> bool {
+    local_storage().is_none_or(|s| s.get_item(WELCOMED_KEY).ok().flatten().is_some())
+}
+
+/// Remembers that the welcome was seen.
+pub fn set_welcomed() {
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(WELCOMED_KEY, "1");
+    }
+}
+
 /// The address bar's hash (`#...`), empty where there is no page.
 pub fn location_hash() -> String {
     web_sys::window()

@@ -774,8 +774,8 @@ mod tests {
 
     #[test]
     fn the_spread_limit_is_the_engine_s() {
-        // Lesson 1: zone counts 3/1/0 and maxSkew 2, so the limit is 0 + 2 (hand-derived).
-        let analysis = analyse(crate::lessons::LESSONS[0].text);
+        // Lesson 2: zone counts 3/1/0 and maxSkew 2, so the limit is 0 + 2 (hand-derived).
+        let analysis = analyse(crate::lessons::LESSONS[1].text);
         let decision = analysis.explained(0).unwrap();
         let spread = &decision.explanation.as_ref().unwrap().spread[0];
         assert_eq!((spread.global_minimum, spread.limit), (0, 2));

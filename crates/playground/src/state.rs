@@ -20,11 +20,18 @@ pub enum Panel {
     WhatIf,
     /// The guided lessons.
     Lessons,
+    /// The pinned baseline against the current scenario.
+    Compare,
 }
 
 impl Panel {
     /// The panels in tab order.
-    pub const ALL: [Panel; 3] = [Panel::Explain, Panel::WhatIf, Panel::Lessons];
+    pub const ALL: [Panel; 4] = [
+        Panel::Explain,
+        Panel::WhatIf,
+        Panel::Lessons,
+        Panel::Compare,
+    ];
 
     /// The next (`forward`) or previous tab, wrapping around (arrow keys in the tab list).
     pub fn step(self, forward: bool) -> Panel {
@@ -71,18 +78,7 @@ pub enum FailTarget {
     Node(String),
 }
 
-/// Where the learner is in the lessons.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LessonProgress {
-    /// Index into [`LESSONS`].
-    pub lesson: usize,
-    /// The learner's prediction (choice index) for this lesson, once made; locked once made
-    /// (the answer is revealed with it).
-    pub prediction: Option<usize>,
-    /// Whether the lesson's scenario was loaded into the editor (and not replaced by an example
-    /// since); the text may have been edited after.
-    pub loaded: bool,
-}
+pub use crate::lessons::progress::LessonProgress;
 
 /// The whole UI state. The text is the source of truth for the scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,6 +111,8 @@ pub struct State {
     pub notice: Option<String>,
     /// The Kubernetes release whose kube-scheduler is mirrored (header selector, share link).
     pub version: KubeVersion,
+    /// The scenario pinned for compare mode, and its release.
+    pub baseline: Option<(String, KubeVersion)>,
 }
 
 impl Default for State {
@@ -132,13 +130,10 @@ impl Default for State {
             fail_mode: FailMode::Removed,
             rollout_step: 0,
             whatif_view: WhatIfView::Failure,
-            lesson: LessonProgress {
-                lesson: 0,
-                prediction: None,
-                loaded: false,
-            },
+            lesson: LessonProgress::default(),
             notice: None,
             version: KubeVersion::DEFAULT,
+            baseline: None,
         }
     }
 }
@@ -186,14 +181,24 @@ pub enum Action {
     SetFailMode(FailMode),
     /// Move on the rollout timeline.
     RolloutStep(usize),
-    /// Open a lesson (loads its scenario).
+    /// Open a lesson (loads its scenario); `LESSONS.len()` opens the final quiz.
     OpenLesson(usize),
     /// The learner's prediction for the open lesson.
     Predict(usize),
+    /// Lesson `index` is completed (predicted, and its change made).
+    LessonDone(usize),
+    /// An answer to the final quiz's `question` (the first one counts).
+    QuizAnswer(usize, usize),
+    /// A fresh quiz (the next seed), its answers cleared.
+    NewQuiz,
     /// Show a notice (or clear it).
     Notice(Option<String>),
     /// Mirror another Kubernetes release: the scenario is simulated again (a new revision).
     SetVersion(KubeVersion),
+    /// Pin the current text and release as compare mode's baseline (`false`: unpin).
+    PinBaseline(bool),
+    /// Put the baseline back in the editor (and its release in the header).
+    RestoreBaseline,
 }
 
 impl State {
@@ -332,16 +337,36 @@ impl Reducible for State {
             Action::RolloutStep(step) => next.rollout_step = step,
             Action::OpenLesson(index) => {
                 if let Some(lesson) = LESSONS.get(index) {
-                    next.lesson = LessonProgress {
-                        lesson: index,
-                        prediction: None,
-                        loaded: true,
-                    };
+                    next.lesson.lesson = index;
+                    next.lesson.prediction = None;
+                    next.lesson.loaded = true;
                     next.reset_selection();
                     next.with_text(lesson.text.to_string());
                     next.example = None;
                     next.panel = Panel::Lessons;
+                } else if index == LESSONS.len() {
+                    // The final quiz: its scenarios are generated, the editor keeps its text.
+                    next.lesson.lesson = index;
+                    next.lesson.prediction = None;
+                    next.lesson.loaded = false;
+                    next.panel = Panel::Lessons;
                 }
+            }
+            Action::LessonDone(index) => {
+                if index < LESSONS.len() {
+                    next.lesson.done |= 1 << index;
+                }
+            }
+            Action::QuizAnswer(question, choice) => {
+                if let Some(slot) = next.lesson.quiz_answers.get_mut(question)
+                    && slot.is_none()
+                {
+                    *slot = Some(choice);
+                }
+            }
+            Action::NewQuiz => {
+                next.lesson.quiz_seed = next.lesson.quiz_seed.wrapping_add(1);
+                next.lesson.quiz_answers = Default::default();
             }
             // One prediction per lesson opening, and only about the lesson's scenario.
             Action::Predict(choice) => {
@@ -357,6 +382,21 @@ impl Reducible for State {
                 if version != next.version {
                     next.version = version;
                     next.revision += 1;
+                }
+            }
+            Action::PinBaseline(pin) => {
+                next.baseline = pin.then(|| (next.text.clone(), next.version));
+                next.panel = Panel::Compare;
+            }
+            Action::RestoreBaseline => {
+                if let Some((text, version)) = next.baseline.clone() {
+                    next.reset_selection();
+                    next.example = None;
+                    next.with_text(text);
+                    if version != next.version {
+                        next.version = version;
+                        next.revision += 1;
+                    }
                 }
             }
         }
@@ -514,8 +554,9 @@ mod tests {
     #[test]
     fn arrow_keys_step_through_the_tabs_and_wrap() {
         assert_eq!(Panel::Explain.step(true), Panel::WhatIf);
-        assert_eq!(Panel::Lessons.step(true), Panel::Explain);
-        assert_eq!(Panel::Explain.step(false), Panel::Lessons);
+        assert_eq!(Panel::Lessons.step(true), Panel::Compare);
+        assert_eq!(Panel::Compare.step(true), Panel::Explain);
+        assert_eq!(Panel::Explain.step(false), Panel::Compare);
         assert_eq!(Panel::WhatIf.step(false), Panel::Explain);
     }
 
@@ -604,6 +645,43 @@ mod tests {
         let previous = reduce(next, Action::OpenLesson(0));
         assert_eq!(previous.text, LESSONS[0].text);
         assert_eq!(previous.lesson.lesson, 0);
+    }
+
+    #[test]
+    fn the_path_records_completed_lessons_and_the_quiz() {
+        let state = reduce(State::default(), Action::LessonDone(2));
+        let state = reduce(state, Action::LessonDone(2));
+        let state = reduce(state, Action::LessonDone(LESSONS.len()));
+        assert_eq!(state.lesson.done, 1 << 2);
+        // Opening another lesson keeps what was completed.
+        let state = reduce(state, Action::OpenLesson(5));
+        assert!(state.lesson.is_done(2));
+        // The quiz opens without replacing the editor's text.
+        let quiz = reduce(state.clone(), Action::OpenLesson(LESSONS.len()));
+        assert!(quiz.lesson.in_quiz());
+        assert_eq!(quiz.text, state.text);
+        let answered = reduce(quiz, Action::QuizAnswer(1, 2));
+        let again = reduce(answered, Action::QuizAnswer(1, 0));
+        assert_eq!(again.lesson.quiz_answers, [None, Some(2), None]);
+        let fresh = reduce(again, Action::NewQuiz);
+        assert_eq!(fresh.lesson.quiz_seed, 1);
+        assert_eq!(fresh.lesson.quiz_answers, [None; 3]);
+        assert!(fresh.lesson.is_done(2));
+    }
+
+    #[test]
+    fn compare_pins_the_text_and_release_and_restores_them() {
+        let pinned = reduce(State::default(), Action::PinBaseline(true));
+        assert_eq!(pinned.panel, Panel::Compare);
+        let baseline = (pinned.text.clone(), pinned.version);
+        assert_eq!(pinned.baseline, Some(baseline.clone()));
+        let edited = reduce(pinned, Action::SetText("kind: List\n".into()));
+        let other = reduce(edited, Action::SetVersion(KubeVersion::V1_34));
+        assert_eq!(other.baseline, Some(baseline.clone()));
+        let restored = reduce(other.clone(), Action::RestoreBaseline);
+        assert_eq!((restored.text.clone(), restored.version), baseline);
+        assert!(restored.revision > other.revision);
+        assert_eq!(reduce(restored, Action::PinBaseline(false)).baseline, None);
     }
 
     #[test]

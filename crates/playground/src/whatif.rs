@@ -8,7 +8,10 @@ use spreadlab_engine::analysis::lint::{self, Finding};
 use spreadlab_engine::analysis::rollout::{self, Assumptions, RolloutReport};
 use spreadlab_engine::analysis::tie_break::{self, RiskReport};
 
+use spreadlab_engine::analysis;
+
 use crate::model::Analysis;
+use crate::pictures::{self, CapacityPicture, FailurePicture};
 use crate::state::{FailMode, FailTarget};
 
 /// How many clones capacity tries at most.
@@ -57,6 +60,34 @@ pub fn rollout_reports(analysis: &Analysis) -> Vec<RolloutReport> {
 /// Where the replicas can end up under [`RISK_RUNS`] seeded tie-break sequences.
 pub fn risk_reports(analysis: &Analysis) -> Vec<RiskReport> {
     tie_break::tie_break_risk(&analysis.settled.scenario, RISK_RUNS, &analysis.options())
+}
+
+/// The capacity picture of each of `reports` (made by [`capacity_reports`], so in workload
+/// order): the workload's running replicas per zone beside the extra ones that fit.
+pub fn capacity_pictures(analysis: &Analysis, reports: &[CapacityReport]) -> Vec<CapacityPicture> {
+    let settled = &analysis.settled;
+    let zones = analysis::zones(&settled.cluster);
+    reports
+        .iter()
+        .zip(&settled.members)
+        .map(|(report, members)| {
+            let running = analysis::per_zone(&settled.cluster, members);
+            pictures::capacity(report, &running, &zones)
+        })
+        .collect()
+}
+
+/// The before/after picture of each workload of a failure `report` of this analysis.
+pub fn failure_pictures(analysis: &Analysis, report: &FailureReport) -> Vec<FailurePicture> {
+    let cluster = &analysis.settled.cluster;
+    let zones = analysis::zones(cluster);
+    pictures::failure(report, &zones, |name| {
+        cluster
+            .nodes
+            .iter()
+            .find(|n| n.name == name)
+            .map(|n| analysis::zone_of(n).to_string())
+    })
 }
 
 #[cfg(test)]

@@ -1,12 +1,17 @@
-//! The editor: built-in examples, the manifest textarea (the source of truth) with a line-number
-//! gutter marking the lines of the loader's errors and warnings (each mark a button: its message
-//! as label and tooltip, Enter jumps to the line), drop-to-import, and the same issues listed
-//! below with their line and column.
+//! The editor: built-in examples, the manifest text (the source of truth) in the bundled code
+//! editor (`code_editor`: highlighting, folding, search, the loader's errors and warnings
+//! underlined at their line and column with the message on hover), drop-to-import, and the same
+//! issues listed below with their line and column (each a button that jumps there).
+//!
+//! Without the bundled editor (a build without npm, the wasm-bindgen-test page) the text is a
+//! plain textarea with a line-number gutter marking the issues' lines (each mark a button: its
+//! message as label and tooltip, Enter jumps to the line).
 
 use web_sys::{DragEvent, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::browser::textarea_value;
+use crate::code_editor;
 use crate::examples::EXAMPLES;
 use crate::handles::Shared;
 use crate::handles::{Dispatch, import_file};
@@ -47,11 +52,63 @@ fn jump_to_line(area: &NodeRef, text: &str, line: usize) {
     area.set_scroll_top(((line.saturating_sub(3)) as f64 * LINE_HEIGHT) as i32);
 }
 
+/// What the text area is, for screen readers.
+const LABEL: &str = "Manifests and cluster snapshot (YAML or JSON)";
+
 /// The editor column.
 #[function_component(Editor)]
 pub fn editor(props: &EditorProps) -> Html {
     let area = use_node_ref();
     let dispatch = props.dispatch.clone();
+    // The bundled code editor, when the page has it: mounted once into `host`; `held` is the text
+    // it holds (its own edits arrive through `SetText`, so only other changes are pushed to it).
+    let code = *use_memo((), |_| code_editor::available());
+    let host = use_node_ref();
+    let held = use_mut_ref(String::new);
+    {
+        let (host, held, dispatch, text) = (
+            host.clone(),
+            held.clone(),
+            dispatch.clone(),
+            props.text.clone(),
+        );
+        use_effect_with((), move |_| {
+            let mounted = host.cast::<web_sys::HtmlElement>().map(|parent| {
+                held.replace(text.clone());
+                let on_file = dispatch.clone();
+                code_editor::mount(
+                    &parent,
+                    &text,
+                    LABEL,
+                    move |text: String| {
+                        held.replace(text.clone());
+                        dispatch.dispatch(Action::SetText(text));
+                    },
+                    move |file| import_file(file, on_file.clone()),
+                )
+            });
+            move || drop(mounted)
+        });
+    }
+    {
+        let held = held.clone();
+        use_effect_with(props.text.clone(), move |text| {
+            if code && *held.borrow() != *text {
+                held.replace(text.clone());
+                code_editor::set_text(text);
+            }
+        });
+    }
+    {
+        // Underlines for the text they were found in (a newer analysis follows a newer edit).
+        let held = held.clone();
+        use_effect_with(props.analysis.clone(), move |analysis| {
+            let a = &analysis.0;
+            if code && *held.borrow() == *a.text {
+                code_editor::set_diagnostics(&a.errors, &a.warnings);
+            }
+        });
+    }
     let on_input = {
         let dispatch = dispatch.clone();
         Callback::from(move |event: InputEvent| {
@@ -109,10 +166,11 @@ pub fn editor(props: &EditorProps) -> Html {
         let line = issue.line;
         let area = area.clone();
         let text = props.text.clone();
-        let onclick = Callback::from(move |_| {
-            if let Some(line) = line {
-                jump_to_line(&area, &text, line);
-            }
+        let column = issue.column;
+        let onclick = Callback::from(move |_| match line {
+            Some(line) if code => code_editor::jump(line, column),
+            Some(line) => jump_to_line(&area, &text, line),
+            None => {}
         });
         html! {
             <li class={kind}>
@@ -161,7 +219,10 @@ pub fn editor(props: &EditorProps) -> Html {
         .map(|e| e.hint);
     html! {
         <div class="editor">
-            <label for="example">{ "Example" }</label>
+            <div class="example-row">
+                <label for="example">{ "Example" }</label>
+                <crate::components::gallery::Gallery dispatch={dispatch.clone()} />
+            </div>
             <select id="example" onchange={on_example}>
                 <option value="" selected={props.example.is_none()}>{ "— your own text —" }</option>
                 { for EXAMPLES.iter().map(|e| html! {
@@ -172,11 +233,16 @@ pub fn editor(props: &EditorProps) -> Html {
             <p class="hint" id="example-hint">
                 { hint.unwrap_or("Your own text: paste or drop manifests and snapshots (anything the CLI reads).") }
             </p>
-            <label for="input" class="visually-hidden">{ "Manifests and cluster snapshot (YAML or JSON)" }</label>
+            if code {
+                <div class="editor-box">
+                    <div id="code-editor" class="code-editor" ref={host}></div>
+                </div>
+            } else {
+            <label for="input" class="visually-hidden">{ LABEL }</label>
             <div class="editor-box">
                 <div class="gutter" ref={gutter}>
                     <pre class="numbers" aria-hidden="true">{ (*numbers).clone() }</pre>
-                    <div class="marks" aria-label="Lines with load errors or warnings">
+                    <div class="marks" role="group" aria-label="Lines with load errors or warnings">
                         { for marks.iter().map(|(line, (kind, messages))| mark(*line, kind, messages)) }
                     </div>
                 </div>
@@ -184,6 +250,7 @@ pub fn editor(props: &EditorProps) -> Html {
                     oninput={on_input} ondrop={on_drop} ondragover={on_dragover} onscroll={on_scroll}
                     aria-describedby="issues" />
             </div>
+            }
             <ul id="issues" class="issues" aria-live="polite">
                 { for analysis.errors.iter().map(|i| issue(i, "error")) }
                 { for analysis.warnings.iter().map(|i| issue(i, "warning")) }

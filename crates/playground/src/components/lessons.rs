@@ -1,9 +1,12 @@
-//! Lessons: pick a lesson (which loads its scenario into the editor), read the question, commit
-//! to a prediction, then see the engine's answer with its evidence and what it teaches.
+//! Lessons: the path (progress, each lesson ticked when done), the open lesson (its question, a
+//! locked prediction, the engine's answer with its evidence, then one change to make, checked on
+//! the engine's result), and the final quiz on generated scenarios with the engine's answers.
 
+use spreadlab_engine::KubeVersion;
 use yew::prelude::*;
 
 use crate::handles::{Dispatch, Shared};
+use crate::lessons::quiz::{self, QUESTIONS};
 use crate::lessons::{self, LESSONS, LessonStatus};
 use crate::state::{Action, LessonProgress};
 
@@ -16,6 +19,8 @@ pub struct LessonsProps {
     pub text: String,
     /// Progress.
     pub progress: LessonProgress,
+    /// The release the quiz's scenarios are simulated with.
+    pub version: KubeVersion,
     /// A re-simulation is pending (the answer waits for it).
     pub busy: bool,
     /// Dispatch.
@@ -38,29 +43,174 @@ fn evidence_view(evidence: &lessons::Evidence) -> Html {
     }
 }
 
+/// The path: progress and every entry (ticked when done), the quiz last.
+fn path_view(progress: &LessonProgress, open: &impl Fn(usize) -> Callback<MouseEvent>) -> Html {
+    let current = progress.lesson.min(LESSONS.len());
+    let done = progress.done_count();
+    html! {
+        <nav class="path" aria-label="Lesson path">
+            <p class="path-progress">
+                <label for="path-progress">{ format!("{done} of {} lessons done", LESSONS.len()) }</label>
+                <progress id="path-progress" max={LESSONS.len().to_string()} value={done.to_string()}></progress>
+            </p>
+            <ol class="lesson-list">
+                { for LESSONS.iter().enumerate().map(|(i, l)| html! {
+                    <li class={classes!(progress.is_done(i).then_some("done"))}>
+                        <button class={classes!("link", (i == current).then_some("active"))} data-lesson={i.to_string()}
+                            aria-current={(i == current).then_some("step")} onclick={open(i)}>
+                            { l.title }
+                        </button>
+                        if progress.is_done(i) { <span class="tick" aria-label="done">{ " ✓" }</span> }
+                    </li>
+                }) }
+                <li>
+                    <button class={classes!("link", progress.in_quiz().then_some("active"))} id="open-quiz"
+                        aria-current={progress.in_quiz().then_some("step")} onclick={open(LESSONS.len())}>
+                        { "Final quiz: fresh scenarios" }
+                    </button>
+                </li>
+            </ol>
+        </nav>
+    }
+}
+
+/// The "now change one thing" step of lesson `index`.
+fn try_view(index: usize, status: LessonStatus, tried: bool) -> Html {
+    let step = &LESSONS[index].try_it;
+    html! {
+        <div class={classes!("try", tried.then_some("done"))} id="lesson-try" aria-live="polite">
+            <h3>{ "Now change one thing" }</h3>
+            <p>{ step.task }</p>
+            <p id="lesson-try-status">
+                { if tried { format!("✓ Done. {}", step.shows) }
+                  else if status == LessonStatus::Edited { String::from("Not yet: the engine's result does not show the change.") }
+                  else { String::from("Waiting for your change.") } }
+            </p>
+        </div>
+    }
+}
+
+/// The final quiz: generated questions, each revealed with the engine's answer once answered.
+fn quiz_view(
+    progress: &LessonProgress,
+    found: &[Option<quiz::Answer>],
+    dispatch: &Dispatch,
+) -> Html {
+    let answers: Vec<Option<usize>> = found.iter().map(|a| a.as_ref().map(|a| a.choice)).collect();
+    let right = (0..QUESTIONS)
+        .filter(|q| progress.quiz_answers[*q].is_some() && progress.quiz_answers[*q] == answers[*q])
+        .count();
+    let answered = progress.quiz_answers.iter().all(Option::is_some);
+    let finished = answered && progress.done_count() == LESSONS.len();
+    let new_quiz = {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_| dispatch.dispatch(Action::NewQuiz))
+    };
+    html! {
+        <div class="quiz" id="quiz">
+            <h2>{ "Final quiz" }</h2>
+            <p class="muted">{ "Fresh scenarios, generated for you; the engine simulates each to find the answer." }</p>
+            { for (0..QUESTIONS).map(|q| {
+                let question = quiz::question(progress.quiz_seed, q);
+                let given = progress.quiz_answers[q];
+                let load = {
+                    let dispatch = dispatch.clone();
+                    let text = question.text.clone();
+                    Callback::from(move |_| dispatch.dispatch(Action::ReplaceText(text.clone())))
+                };
+                html! {
+                    <div class="quiz-question" id={format!("quiz-{q}")}>
+                    <fieldset class="choices" disabled={given.is_some()}>
+                        <legend>{ format!("Question {}", q + 1) }</legend>
+                        <p class="question">{ question.prompt() }</p>
+                        { for question.choices().into_iter().enumerate().map(|(i, choice)| {
+                            let dispatch = dispatch.clone();
+                            let id = format!("quiz-{q}-{i}");
+                            html! {
+                                <label for={id.clone()} class={classes!("choice",
+                                    (given.is_some() && answers[q] == Some(i)).then_some("correct"),
+                                    (given == Some(i) && answers[q] != Some(i)).then_some("wrong"))}>
+                                    <input type="radio" name={format!("quiz-{q}")} id={id} checked={given == Some(i)}
+                                        disabled={given.is_some()}
+                                        onchange={Callback::from(move |_| dispatch.dispatch(Action::QuizAnswer(q, i)))} />
+                                    { choice }
+                                </label>
+                            }
+                        }) }
+                    </fieldset>
+                        if given.is_some() {
+                            <p class="quiz-answer">
+                                <strong>{ match answers[q] {
+                                    Some(a) if Some(a) == given => String::from("Right."),
+                                    Some(a) => format!("The engine says: {}.", question.choices()[a]),
+                                    None => String::from("The engine could not load this scenario."),
+                                } }</strong>
+                                { " " }
+                                { found[q].as_ref().map(quiz::Answer::explain).unwrap_or_default() }
+                                { " " }
+                                <button class="link" onclick={load}>{ "Open it in the editor" }</button>
+                            </p>
+                        }
+                    </div>
+                }
+            }) }
+            if answered {
+                <p id="quiz-score">{ format!("{right} of {QUESTIONS} right.") }</p>
+            }
+            if finished {
+                <p class="path-end" id="path-end">{ format!("You finished the path: {} lessons and the quiz.", LESSONS.len()) }</p>
+            }
+            <button id="new-quiz" onclick={new_quiz}>{ "New quiz" }</button>
+        </div>
+    }
+}
+
 /// The Lessons panel.
 #[function_component(LessonsPanel)]
 pub fn lessons_panel(props: &LessonsProps) -> Html {
-    let index = props.progress.lesson.min(LESSONS.len() - 1);
-    let lesson = &LESSONS[index];
     let dispatch = props.dispatch.clone();
     let open = |i: usize| {
         let dispatch = dispatch.clone();
-        Callback::from(move |_| dispatch.dispatch(Action::OpenLesson(i)))
+        Callback::from(move |_: MouseEvent| dispatch.dispatch(Action::OpenLesson(i)))
     };
-    let status = lessons::status(index, props.progress.loaded, &props.text);
+    let progress = &props.progress;
+    let index = progress.lesson.min(LESSONS.len() - 1);
+    let status = lessons::status(index, progress.loaded, &props.text);
+    let tried = !progress.in_quiz()
+        && progress.prediction.is_some()
+        && !props.busy
+        && lessons::tried(index, status, &props.analysis.0);
+    {
+        // A lesson is done once predicted and its change made.
+        let dispatch = dispatch.clone();
+        let already = progress.is_done(index);
+        use_effect_with((index, tried, already), move |(index, tried, already)| {
+            if *tried && !*already {
+                dispatch.dispatch(Action::LessonDone(*index));
+            }
+        });
+    }
+    let quiz_answers = use_memo((progress.quiz_seed, props.version), |(seed, version)| {
+        (0..QUESTIONS)
+            .map(|q| quiz::question(*seed, q).answer(*version))
+            .collect::<Vec<_>>()
+    });
+    if progress.in_quiz() {
+        return html! {
+            <div class="lessons" id="lessons">
+                { path_view(progress, &open) }
+                { quiz_view(progress, &quiz_answers, &dispatch) }
+            </div>
+        };
+    }
+    let lesson = &LESSONS[index];
     let answer = (lesson.answer)(&props.analysis.0);
-    let predicted = props.progress.prediction;
+    let predicted = progress.prediction;
     let locked = predicted.is_some() || status == LessonStatus::NotLoaded;
     html! {
         <div class="lessons" id="lessons">
-            <ol class="lesson-list">
-                { for LESSONS.iter().enumerate().map(|(i, l)| html! {
-                    <li><button class={classes!("link", (i == index).then_some("active"))} data-lesson={i.to_string()}
-                        aria-current={(i == index).then_some("step")} onclick={open(i)}>{ l.title }</button></li>
-                }) }
-            </ol>
-            <h2>{ format!("Lesson {}: {}", index + 1, lesson.title) }</h2>
+            { path_view(progress, &open) }
+            <h2>{ format!("Lesson {} of {}: {}", index + 1, LESSONS.len(), lesson.title) }</h2>
             <p class={classes!("lesson-status", (status != LessonStatus::Loaded).then_some("warn"))} id="lesson-status">
                 { match status {
                     LessonStatus::Loaded => "The editor holds this lesson's scenario.",
@@ -107,14 +257,15 @@ pub fn lessons_panel(props: &LessonsProps) -> Html {
                         <p>{ lesson.lesson }</p>
                     }
                 </div>
+                { try_view(index, status, tried) }
             }
-            <nav class="lesson-nav" aria-label="Lessons">
+            <nav class="lesson-nav" aria-label="Previous and next lesson">
                 if index > 0 {
                     <button id="lesson-prev" onclick={open(index - 1)}>{ "← Previous lesson" }</button>
                 }
-                if index + 1 < LESSONS.len() {
-                    <button id="lesson-next" onclick={open(index + 1)}>{ "Next lesson →" }</button>
-                }
+                <button id="lesson-next" onclick={open(index + 1)}>
+                    { if index + 1 < LESSONS.len() { "Next lesson →" } else { "To the final quiz →" } }
+                </button>
             </nav>
         </div>
     }

@@ -13,7 +13,9 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::browser::now_ms;
+use crate::components::pictures;
 use crate::handles::{Dispatch, Shared};
+use crate::model::Analysis;
 use crate::state::{Action, FailMode, FailTarget, WhatIfView};
 use crate::whatif;
 
@@ -92,10 +94,11 @@ fn zones_text(zones: &std::collections::BTreeMap<String, usize>) -> String {
     format!(" ({list})")
 }
 
-fn failure_view(report: &FailureReport) -> Html {
+fn failure_view(analysis: &Analysis, report: &FailureReport) -> Html {
     html! {
         <div class="failure" id="failure-report">
             <p>{ format!("{} ({}): {} node(s) fail, {} pod(s) gone.", report.domain.describe(), report.mode.as_str(), report.failed_nodes.len(), report.pods_gone) }</p>
+            { for whatif::failure_pictures(analysis, report).iter().enumerate().map(|(i, p)| pictures::failure(p, i)) }
             { for report.workloads.iter().map(|w| html! {
                 <div class="impact">
                     <h4>{ w.workload.clone() }</h4>
@@ -132,13 +135,15 @@ fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Htm
     let step = step.min(last);
     let dispatch = dispatch.clone();
     let current = outcome.steps.get(step);
+    let picture_dispatch = dispatch.clone();
     html! {
         <div class="rollout" id="rollout">
             <h4>{ report.workload.clone() }</h4>
             <p class={classes!(if outcome.completed { "placed" } else { "pending" })} id="rollout-outcome">
                 { if outcome.completed { format!("Completes in {} steps; fewest available: {}.", outcome.steps.len(), outcome.min_available) }
-                  else { format!("Stalls at step {}: {}", outcome.stalled_at_step.unwrap_or(step), outcome.reason.clone().unwrap_or_default()) } }
+                  else { format!("Stalls at step {}: {}", outcome.stalled_at_step.unwrap_or(step) + 1, outcome.reason.clone().unwrap_or_default()) } }
             </p>
+            { pictures::rollout("rollout-picture", &crate::pictures::rollout(report), Some(step), Some(&picture_dispatch)) }
             if !outcome.steps.is_empty() {
                 <label for="rollout-step">{ format!("Step {} of {}", step + 1, last + 1) }
                     <input id="rollout-step" type="range" min="0" max={last.to_string()} value={step.to_string()}
@@ -156,8 +161,11 @@ fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Htm
                     { for s.pending.iter().map(|(pod, message)| html! { <p class="pending">{ format!("{pod} Pending: {message}") }</p> }) }
                 </div>
             }
-            { for report.alternatives.iter().map(|a| html! {
-                <p class="alternative">{ format!("Alternative — {}: {}; at least {} of {} available throughout", a.change, if a.outcome.completed { "completes".to_string() } else { format!("stalls ({})", a.outcome.reason.clone().unwrap_or_default()) }, a.outcome.min_available, report.replicas) }</p>
+            { for report.alternatives.iter().zip(crate::pictures::alternatives(report)).enumerate().map(|(i, (a, picture))| html! {
+                <>
+                    <p class="alternative">{ format!("Alternative — {}: {}; at least {} of {} available throughout", a.change, if a.outcome.completed { "completes".to_string() } else { format!("stalls ({})", a.outcome.reason.clone().unwrap_or_default()) }, a.outcome.min_available, report.replicas) }</p>
+                    { pictures::rollout(&format!("rollout-alternative-{i}"), &picture, None, None) }
+                </>
             }) }
         </div>
     }
@@ -265,7 +273,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                                 { for a.loaded.cluster.nodes.iter().map(|n| html! { <option value={n.name.clone()} selected={n.name == failed_node}>{ n.name.clone() }</option> }) }
                             </select>
                         </label>
-                        { report.as_deref().map(failure_view).unwrap_or_default() }
+                        { report.as_deref().map(|r| failure_view(a, r)).unwrap_or_default() }
                     </section>
                 },
             )
@@ -295,6 +303,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                 html! {
                     <section aria-labelledby="h-capacity">
                         <h2 id="h-capacity">{ "Capacity headroom" }</h2>
+                        { for whatif::capacity_pictures(a, &capacities).iter().enumerate().map(|(i, p)| pictures::capacity(p, i)) }
                         <ul id="capacity">
                         { for capacities.iter().map(|c| html! {
                             <li>{ format!("{}: {} more replica(s) fit{}{}", c.workload, c.additional,
@@ -332,6 +341,9 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                     <section aria-labelledby="h-risk">
                         <h2 id="h-risk">{ "Tie-break risk" }</h2>
                         <button id="run-risk" onclick={run_risk}>{ format!("Run {} seeded tie-breaks", whatif::RISK_RUNS) }</button>
+                        if let Some((reports, _)) = current.clone() {
+                            { for reports.iter().enumerate().map(|(i, r)| pictures::risk(&crate::pictures::risk(r), i)) }
+                        }
                         if let Some((reports, _)) = current {
                             <ul id="risk">
                             { for reports.iter().map(|r| html! {
