@@ -306,8 +306,13 @@ test('a lesson: predict, then read the engine answer', async () => {
   const answer = await page.textContent('#lesson-answer');
   assert.match(answer, /The engine says: zone-b or zone-c/);
   assert.match(answer, /global minimum/);
-  // The evidence comes from the simulation (hand-derived: count + 1 − min ≤ 2 for b and c).
+  // The evidence comes from the simulation (hand-derived: count + 1 − min ≤ 2 for b and c),
+  // and its arithmetic is drawn: counts a=3 b=1 c=0, global minimum 0, limit 0 + 2.
   assert.match(await page.textContent('#lesson-evidence'), /Placed: 1 of 1.*zone-b, zone-c/s);
+  const chart = page.locator('#lesson-charts figure.spread');
+  assert.equal(await chart.count(), 1);
+  assert.equal(await chart.locator('.limit-label').getAttribute('data-limit'), '2');
+  assert.deepEqual(await chart.locator('.domain .value').allTextContents(), ['3', '1', '0']);
   // Locked once revealed.
   assert.ok(await page.isDisabled('#choice-2'));
   await shot(page, 'lesson');

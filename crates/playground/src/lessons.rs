@@ -131,6 +131,8 @@ pub struct Evidence {
     pub pending: Option<(String, String)>,
     /// The pod whose feasible zones are listed (the first Pending pod, else the first created).
     pub zones_for: Option<String>,
+    /// That pod's index among the decisions (its spread arithmetic is drawn with the answer).
+    pub decision: Option<usize>,
     /// Zones with a node that passed every filter for that pod.
     pub feasible_zones: Vec<String>,
 }
@@ -151,6 +153,7 @@ pub fn evidence(analysis: &Analysis) -> Evidence {
         created: analysis.decisions().len(),
         pending,
         zones_for: analysis.decisions().get(index).map(crate::model::pod_key),
+        decision: (index < analysis.decisions().len()).then_some(index),
         feasible_zones: feasible_zones_of(analysis, index).into_iter().collect(),
     }
 }

@@ -133,8 +133,9 @@ fn spread_rejected(analysis: &Analysis, decision: &PodDecision, key: &str, domai
 
 /// The spread arithmetic of one constraint as an SVG bar chart: the engine's matching-pod count
 /// per eligible domain, the global minimum, the limit (global minimum + maxSkew) and the
-/// candidate's +1 (self-match). Domains the engine rejected for spread are red.
-fn spread_chart(
+/// candidate's +1 (self-match). Domains the engine rejected for spread are red. The lessons
+/// draw their evidence with it too.
+pub(crate) fn spread_chart(
     analysis: &Analysis,
     decision: &PodDecision,
     spread: &SpreadExplanation,

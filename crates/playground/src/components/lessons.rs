@@ -5,9 +5,11 @@
 use spreadlab_engine::KubeVersion;
 use yew::prelude::*;
 
+use crate::components::explain::spread_chart;
 use crate::handles::{Dispatch, Shared};
 use crate::lessons::quiz::{self, QUESTIONS};
 use crate::lessons::{self, LESSONS, LessonStatus};
+use crate::model::Analysis;
 use crate::state::{Action, LessonProgress};
 
 /// Props of [`LessonsPanel`].
@@ -27,9 +29,21 @@ pub struct LessonsProps {
     pub dispatch: Dispatch,
 }
 
-/// The engine's evidence for the answer.
-fn evidence_view(evidence: &lessons::Evidence) -> Html {
+/// The engine's evidence for the answer, with the spread arithmetic of the pod it is about drawn
+/// (each hard constraint's chart, as the Explain panel draws it).
+fn evidence_view(analysis: &Analysis, evidence: &lessons::Evidence) -> Html {
+    let decision = evidence.decision.and_then(|i| analysis.explained(i));
+    let charts = decision.as_ref().map(|d| {
+        d.explanation.as_ref().map(|e| {
+            e.spread
+                .iter()
+                .enumerate()
+                .map(|(i, s)| spread_chart(analysis, d, s, i, None))
+                .collect::<Html>()
+        })
+    });
     html! {
+        <>
         <ul class="evidence" id="lesson-evidence">
             <li>{ format!("Placed: {} of {} new pod(s).", evidence.placed, evidence.created) }</li>
             if let Some((pod, message)) = &evidence.pending {
@@ -40,6 +54,8 @@ fn evidence_view(evidence: &lessons::Evidence) -> Html {
                     if evidence.feasible_zones.is_empty() { "none".to_string() } else { evidence.feasible_zones.join(", ") }) }</li>
             }
         </ul>
+        <div class="lesson-charts" id="lesson-charts">{ charts.flatten().unwrap_or_default() }</div>
+        </>
     }
 }
 
@@ -253,7 +269,7 @@ pub fn lessons_panel(props: &LessonsProps) -> Html {
                             None => "The scenario was changed; none of the choices matches the engine's result now. ".to_string(),
                         } }</strong>
                         if status == LessonStatus::Edited { { "(for your edited scenario) " } }</p>
-                        { evidence_view(&lessons::evidence(&props.analysis.0)) }
+                        { evidence_view(&props.analysis.0, &lessons::evidence(&props.analysis.0)) }
                         <p>{ lesson.lesson }</p>
                     }
                 </div>
