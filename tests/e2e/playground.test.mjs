@@ -735,11 +735,15 @@ test('a first visit gets a one-screen welcome; a share link and later visits do 
       await page.reload();
       await page.waitForSelector('#summary[data-busy="false"]');
       assert.equal(await page.locator('#welcome').count(), 0);
-      // The header's About shows it again; Escape closes it.
+      // The header's About shows it again, the page behind it inert; Escape closes it and the
+      // focus returns to About.
       await page.click('#about');
       await page.waitForSelector('#welcome');
+      assert.equal(await page.evaluate(() => document.querySelector('main.layout').inert), true);
       await page.keyboard.press('Escape');
       assert.equal(await page.locator('#welcome').count(), 0);
+      assert.equal(await page.evaluate(() => document.activeElement.id), 'about');
+      assert.equal(await page.evaluate(() => document.querySelector('main.layout').inert), false);
     } else {
       // The layout stays usable at this width: the three columns are there.
       await page.click('#welcome-close');

@@ -102,12 +102,21 @@ window.spreadlabEditor = {
     view = null;
   },
 
-  /** Replaces the text with the app's (not an edit of the user's: no `onChange`). */
+  /** Replaces the text with the app's (not an edit of the user's: no `onChange`). Only the
+   * changed middle is replaced (a control rewrites one line), so the cursor, folds and
+   * underlines elsewhere stay where they were. */
   setText(text) {
-    if (!view || view.state.doc.toString() === text) return;
+    if (!view) return;
+    const old = view.state.doc.toString();
+    if (old === text) return;
+    let start = 0;
+    const shortest = Math.min(old.length, text.length);
+    while (start < shortest && old.charCodeAt(start) === text.charCodeAt(start)) start++;
+    let end = 0;
+    while (end < shortest - start && old.charCodeAt(old.length - 1 - end) === text.charCodeAt(text.length - 1 - end)) end++;
     applying = true;
     try {
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      view.dispatch({ changes: { from: start, to: old.length - end, insert: text.slice(start, text.length - end) } });
     } finally {
       applying = false;
     }

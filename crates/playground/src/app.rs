@@ -46,6 +46,9 @@ fn initial_state() -> State {
                 state.text = text;
                 state.version = version;
                 state.example = None;
+                // The shared text is not the open lesson's scenario.
+                state.lesson.loaded = false;
+                state.lesson.prediction = None;
                 state.notice = Some("Loaded the shared scenario.".into());
                 return state;
             }
@@ -124,10 +127,16 @@ pub fn app() -> Html {
         });
     }
 
-    // The lesson path's progress is saved whenever it changes (it survives a reload).
-    use_effect_with(state.lesson.clone(), |progress| {
-        browser::persist_progress(&progress.encode());
-    });
+    // The lesson path's progress is saved whenever it changes (it survives a reload), with the
+    // text at that moment: opening a lesson replaces the text, and a reload must not find the
+    // new progress beside the old text (the text is otherwise saved after each simulation).
+    {
+        let text = state.text.clone();
+        use_effect_with(state.lesson.clone(), move |progress| {
+            browser::persist_progress(&progress.encode());
+            browser::persist(&text);
+        });
+    }
 
     {
         // A share link pasted into this tab's address bar (only the hash changes: no reload).
@@ -227,6 +236,12 @@ pub fn app() -> Html {
         current.pending.len(),
         *sim_ms
     );
+    // Compare mode's baseline, simulated once per pin (not per render or tab switch).
+    let baseline = use_memo(state.baseline.clone(), |baseline| {
+        baseline
+            .as_ref()
+            .map(|(text, version)| Shared(Rc::new(model::analyse_for(text, *version))))
+    });
     // The welcome: shown on a first visit (nothing stored yet) and from the header's About.
     let welcome = use_state(|| !from_link && !browser::welcomed());
     let close_welcome = {
@@ -236,6 +251,18 @@ pub fn app() -> Html {
             welcome.set(false);
         })
     };
+    {
+        // Once the welcome has closed (and the page is no longer inert), focus goes back to the
+        // control that opens it.
+        let was_open = use_mut_ref(|| false);
+        use_effect_with(*welcome, move |open| {
+            if *open {
+                *was_open.borrow_mut() = true;
+            } else if std::mem::take(&mut *was_open.borrow_mut()) {
+                browser::focus("about");
+            }
+        });
+    }
     let open_welcome = {
         let welcome = welcome.clone();
         Callback::from(move |_| welcome.set(true))
@@ -251,7 +278,8 @@ pub fn app() -> Html {
     });
     html! {
         <div class="app">
-            <header class="top">
+            // While the welcome is open the page behind it is inert (aria-modal holds).
+            <header class="top" inert={*welcome}>
                 <h1>{ "spreadlab playground" }</h1>
                 // The summary always shows the last result (announced once per simulation, not
                 // per keystroke); the busy mark beside it keeps its space while hidden.
@@ -289,7 +317,7 @@ pub fn app() -> Html {
                         })} />
                 </p>
             }
-            <main class="layout">
+            <main class="layout" inert={*welcome}>
                 <section class="left" aria-label="Scenario">
                     <Editor text={state.text.clone()} example={state.example}
                         analysis={analysis.clone_inner()} dispatch={dispatch.clone()} />
@@ -325,7 +353,7 @@ pub fn app() -> Html {
                                     busy={*busy} dispatch={dispatch.clone()} />
                             },
                             Panel::Compare => html! {
-                                <ComparePanel analysis={analysis.clone_inner()} baseline={state.baseline.clone()}
+                                <ComparePanel analysis={analysis.clone_inner()} baseline={(*baseline).clone()}
                                     busy={*busy} dispatch={dispatch.clone()} />
                             },
                         }

@@ -392,6 +392,10 @@ impl Reducible for State {
                 if let Some((text, version)) = next.baseline.clone() {
                     next.reset_selection();
                     next.example = None;
+                    if text != next.text {
+                        next.lesson.loaded = false;
+                        next.lesson.prediction = None;
+                    }
                     next.with_text(text);
                     if version != next.version {
                         next.version = version;
@@ -682,6 +686,16 @@ mod tests {
         assert_eq!((restored.text.clone(), restored.version), baseline);
         assert!(restored.revision > other.revision);
         assert_eq!(reduce(restored, Action::PinBaseline(false)).baseline, None);
+        // Restoring a baseline that is not the open lesson's scenario unloads the lesson.
+        let lesson = reduce(State::default(), Action::OpenLesson(0));
+        let lesson = reduce(lesson, Action::Predict(1));
+        let pinned = reduce(lesson, Action::LoadExample("spread-three-zones".into()));
+        let pinned = reduce(pinned, Action::PinBaseline(true));
+        let back = reduce(pinned, Action::OpenLesson(0));
+        assert!(back.lesson.loaded);
+        let restored = reduce(back, Action::RestoreBaseline);
+        assert!(!restored.lesson.loaded);
+        assert_eq!(restored.lesson.prediction, None);
     }
 
     #[test]

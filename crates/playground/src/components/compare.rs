@@ -2,14 +2,10 @@
 //! release), and see the two side by side: placed pods per zone before and now, and every pod
 //! that moved, became Pending, got placed, appeared or went, with the reason (`crate::compare`).
 
-use std::rc::Rc;
-
-use spreadlab_engine::KubeVersion;
 use yew::prelude::*;
 
 use crate::compare::{self, Kind, Outcome};
 use crate::handles::{Dispatch, Shared};
-use crate::model::analyse_for;
 use crate::state::Action;
 
 /// Props of [`ComparePanel`].
@@ -17,8 +13,8 @@ use crate::state::Action;
 pub struct CompareProps {
     /// The current analysis.
     pub analysis: Shared,
-    /// The pinned baseline (text and release).
-    pub baseline: Option<(String, KubeVersion)>,
+    /// The pinned baseline's analysis (simulated by the app once per pin).
+    pub baseline: Option<Shared>,
     /// A re-simulation is pending.
     pub busy: bool,
     /// Dispatch.
@@ -52,13 +48,7 @@ pub fn compare_panel(props: &CompareProps) -> Html {
         let dispatch = dispatch.clone();
         Callback::from(move |_: MouseEvent| dispatch.dispatch(action.clone()))
     };
-    // The baseline is simulated once per pin.
-    let before = use_memo(props.baseline.clone(), |baseline| {
-        baseline
-            .as_ref()
-            .map(|(text, version)| Rc::new(analyse_for(text, *version)))
-    });
-    let Some((_, version)) = &props.baseline else {
+    let Some(before) = &props.baseline else {
         return html! {
             <div class="compare" id="compare">
                 <h2>{ "Compare two versions of a scenario" }</h2>
@@ -67,11 +57,10 @@ pub fn compare_panel(props: &CompareProps) -> Html {
             </div>
         };
     };
-    let Some(before) = (*before).clone() else {
-        return Html::default();
-    };
+    let before = &before.0;
+    let version = before.version;
     let after = &props.analysis.0;
-    let result = compare::compare(&before, after);
+    let result = compare::compare(before, after);
     let summary = if result.changes.is_empty() {
         format!(
             "Nothing changed: {} pod(s) land where they did.",

@@ -76,7 +76,9 @@ fn path_view(progress: &LessonProgress, open: &impl Fn(usize) -> Callback<MouseE
                             aria-current={(i == current).then_some("step")} onclick={open(i)}>
                             { l.title }
                         </button>
-                        if progress.is_done(i) { <span class="tick" aria-label="done">{ " ✓" }</span> }
+                        if progress.is_done(i) {
+                            <span class="tick"><span aria-hidden="true">{ " ✓" }</span><span class="visually-hidden">{ " (done)" }</span></span>
+                        }
                     </li>
                 }) }
                 <li>
@@ -192,10 +194,18 @@ pub fn lessons_panel(props: &LessonsProps) -> Html {
     let progress = &props.progress;
     let index = progress.lesson.min(LESSONS.len() - 1);
     let status = lessons::status(index, progress.loaded, &props.text);
-    let tried = !progress.in_quiz()
-        && progress.prediction.is_some()
-        && !props.busy
-        && lessons::tried(index, status, &props.analysis.0);
+    // The answer and the change check read the engine's result (some run a What-if analysis):
+    // computed once per (lesson, analysis, status), not on every keystroke's render.
+    let (answer, change_seen) = *use_memo(
+        (index, props.analysis.clone(), status),
+        |(index, analysis, status)| {
+            (
+                (LESSONS[*index].answer)(&analysis.0),
+                lessons::tried(*index, *status, &analysis.0),
+            )
+        },
+    );
+    let tried = !progress.in_quiz() && progress.prediction.is_some() && !props.busy && change_seen;
     {
         // A lesson is done once predicted and its change made.
         let dispatch = dispatch.clone();
@@ -206,11 +216,18 @@ pub fn lessons_panel(props: &LessonsProps) -> Html {
             }
         });
     }
-    let quiz_answers = use_memo((progress.quiz_seed, props.version), |(seed, version)| {
-        (0..QUESTIONS)
-            .map(|q| quiz::question(*seed, q).answer(*version))
-            .collect::<Vec<_>>()
-    });
+    // The quiz's scenarios are simulated only while the quiz is open.
+    let quiz_answers = use_memo(
+        (progress.in_quiz(), progress.quiz_seed, props.version),
+        |(open, seed, version)| {
+            if !*open {
+                return Vec::new();
+            }
+            (0..QUESTIONS)
+                .map(|q| quiz::question(*seed, q).answer(*version))
+                .collect::<Vec<_>>()
+        },
+    );
     if progress.in_quiz() {
         return html! {
             <div class="lessons" id="lessons">
@@ -220,7 +237,6 @@ pub fn lessons_panel(props: &LessonsProps) -> Html {
         };
     }
     let lesson = &LESSONS[index];
-    let answer = (lesson.answer)(&props.analysis.0);
     let predicted = progress.prediction;
     let locked = predicted.is_some() || status == LessonStatus::NotLoaded;
     html! {

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use spreadlab_engine::KubeVersion;
 use spreadlab_engine::analysis::capacity::CapacityReport;
 use spreadlab_engine::analysis::failure::FailureReport;
 use spreadlab_engine::analysis::lint::Finding;
@@ -41,14 +42,14 @@ pub struct WhatIfProps {
 /// One kept result: the text (and parameters) it is for, the result, and its time in ms.
 type Slot<K, T> = Option<(Rc<str>, K, Rc<T>, f64)>;
 
-/// The What-if results, each kept for the scenario text and parameters it was computed for, so
-/// only the analysis on screen runs, once per (text, parameters).
+/// The What-if results, each kept for the scenario text, release and parameters it was computed
+/// for, so only the analysis on screen runs, once per (text, release, parameters).
 #[derive(Default)]
 pub struct WhatIfCache {
-    failure: Slot<(FailTarget, FailMode), FailureReport>,
-    rollout: Slot<(), Vec<RolloutReport>>,
-    capacity: Slot<(), Vec<CapacityReport>>,
-    lint: Slot<(), Vec<Finding>>,
+    failure: Slot<(KubeVersion, FailTarget, FailMode), FailureReport>,
+    rollout: Slot<KubeVersion, Vec<RolloutReport>>,
+    capacity: Slot<KubeVersion, Vec<CapacityReport>>,
+    lint: Slot<KubeVersion, Vec<Finding>>,
 }
 
 /// The shared cache handle (compared by identity).
@@ -129,7 +130,17 @@ fn failure_view(analysis: &Analysis, report: &FailureReport) -> Html {
     }
 }
 
-fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Html {
+/// An element id of the `index`-th rollout on the page: `base` for the first, `base-index` after
+/// (a scenario with several Deployments shows several rollouts; ids stay unique).
+fn rollout_id(base: &str, index: usize) -> String {
+    if index == 0 {
+        base.to_string()
+    } else {
+        format!("{base}-{index}")
+    }
+}
+
+fn rollout_view(index: usize, report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Html {
     let outcome = &report.outcome;
     let last = outcome.steps.len().saturating_sub(1);
     let step = step.min(last);
@@ -137,16 +148,16 @@ fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Htm
     let current = outcome.steps.get(step);
     let picture_dispatch = dispatch.clone();
     html! {
-        <div class="rollout" id="rollout">
+        <div class="rollout" id={rollout_id("rollout", index)}>
             <h4>{ report.workload.clone() }</h4>
-            <p class={classes!(if outcome.completed { "placed" } else { "pending" })} id="rollout-outcome">
+            <p class={classes!(if outcome.completed { "placed" } else { "pending" })} id={rollout_id("rollout-outcome", index)}>
                 { if outcome.completed { format!("Completes in {} steps; fewest available: {}.", outcome.steps.len(), outcome.min_available) }
                   else { format!("Stalls at step {}: {}", outcome.stalled_at_step.unwrap_or(step) + 1, outcome.reason.clone().unwrap_or_default()) } }
             </p>
-            { pictures::rollout("rollout-picture", &crate::pictures::rollout(report), Some(step), Some(&picture_dispatch)) }
+            { pictures::rollout(&rollout_id("rollout-picture", index), &crate::pictures::rollout(report), Some(step), Some(&picture_dispatch)) }
             if !outcome.steps.is_empty() {
-                <label for="rollout-step">{ format!("Step {} of {}", step + 1, last + 1) }
-                    <input id="rollout-step" type="range" min="0" max={last.to_string()} value={step.to_string()}
+                <label for={rollout_id("rollout-step", index)}>{ format!("Step {} of {}", step + 1, last + 1) }
+                    <input id={rollout_id("rollout-step", index)} type="range" min="0" max={last.to_string()} value={step.to_string()}
                         oninput={Callback::from(move |e: InputEvent| {
                             let input: HtmlInputElement = e.target_unchecked_into();
                             if let Ok(value) = input.value().parse() { dispatch.dispatch(Action::RolloutStep(value)); }
@@ -164,7 +175,7 @@ fn rollout_view(report: &RolloutReport, step: usize, dispatch: &Dispatch) -> Htm
             { for report.alternatives.iter().zip(crate::pictures::alternatives(report)).enumerate().map(|(i, (a, picture))| html! {
                 <>
                     <p class="alternative">{ format!("Alternative — {}: {}; at least {} of {} available throughout", a.change, if a.outcome.completed { "completes".to_string() } else { format!("stalls ({})", a.outcome.reason.clone().unwrap_or_default()) }, a.outcome.min_available, report.replicas) }</p>
-                    { pictures::rollout(&format!("rollout-alternative-{i}"), &picture, None, None) }
+                    { pictures::rollout(&format!("{}-{i}", rollout_id("rollout-alternative", index)), &picture, None, None) }
                 </>
             }) }
         </div>
@@ -246,7 +257,7 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
                     let (report, ms) = cached(
                         &mut props.cache.0.borrow_mut().failure,
                         &text,
-                        (target.clone(), props.mode),
+                        (a.version, target.clone(), props.mode),
                         || whatif::failure_report(a, target, props.mode),
                     );
                     (Some(report), ms)
@@ -279,25 +290,30 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
             )
         }
         WhatIfView::Rollout => {
-            let (rollouts, ms) = cached(&mut props.cache.0.borrow_mut().rollout, &text, (), || {
-                whatif::rollout_reports(a)
-            });
+            let (rollouts, ms) = cached(
+                &mut props.cache.0.borrow_mut().rollout,
+                &text,
+                a.version,
+                || whatif::rollout_reports(a),
+            );
             timed(
                 ms,
                 html! {
                     <section aria-labelledby="h-rollout">
                         <h2 id="h-rollout">{ "Rollout" }</h2>
                         if rollouts.is_empty() { <p class="muted">{ "No Deployment or StatefulSet to roll out." }</p> }
-                        { for rollouts.iter().map(|r| rollout_view(r, props.rollout_step, &props.dispatch)) }
+                        { for rollouts.iter().enumerate().map(|(i, r)| rollout_view(i, r, props.rollout_step, &props.dispatch)) }
                     </section>
                 },
             )
         }
         WhatIfView::Capacity => {
-            let (capacities, ms) =
-                cached(&mut props.cache.0.borrow_mut().capacity, &text, (), || {
-                    whatif::capacity_reports(a)
-                });
+            let (capacities, ms) = cached(
+                &mut props.cache.0.borrow_mut().capacity,
+                &text,
+                a.version,
+                || whatif::capacity_reports(a),
+            );
             timed(
                 ms,
                 html! {
@@ -360,9 +376,12 @@ pub fn whatif_panel(props: &WhatIfProps) -> Html {
             )
         }
         WhatIfView::Lint => {
-            let (findings, ms) = cached(&mut props.cache.0.borrow_mut().lint, &text, (), || {
-                whatif::lint_findings(a)
-            });
+            let (findings, ms) = cached(
+                &mut props.cache.0.borrow_mut().lint,
+                &text,
+                a.version,
+                || whatif::lint_findings(a),
+            );
             timed(
                 ms,
                 html! {
