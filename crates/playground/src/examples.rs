@@ -20,16 +20,21 @@ pub struct Example {
 impl Example {
     /// The editor text: every part, separated by `---` lines.
     pub fn text(&self) -> String {
-        let mut text = String::new();
-        for (index, part) in self.parts.iter().enumerate() {
-            if index > 0 {
-                text.push_str("---\n");
-            }
-            text.push_str(part.trim_end());
-            text.push('\n');
-        }
-        text
+        join_documents(self.parts)
     }
+}
+
+/// `parts` as one YAML stream: each part's trailing blank lines dropped, separated by `---`.
+pub fn join_documents(parts: &[&str]) -> String {
+    let mut text = String::new();
+    for (index, part) in parts.iter().enumerate() {
+        if index > 0 {
+            text.push_str("---\n");
+        }
+        text.push_str(part.trim_end());
+        text.push('\n');
+    }
+    text
 }
 
 macro_rules! scenario {

@@ -3,7 +3,7 @@
 //! its repository, path, commit and licence), searchable by any words of their title, summary,
 //! tags or source.
 
-use crate::examples::{EXAMPLES, Example};
+use crate::examples::{EXAMPLES, Example, join_documents};
 
 /// Where a gallery entry's text comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,14 +37,7 @@ impl Entry {
     pub fn text(&self) -> String {
         match self.kind {
             Kind::Example(example) => example.text(),
-            Kind::Public(parts) => {
-                parts
-                    .iter()
-                    .map(|p| p.trim_end())
-                    .collect::<Vec<_>>()
-                    .join("\n---\n")
-                    + "\n"
-            }
+            Kind::Public(parts) => join_documents(parts),
         }
     }
 

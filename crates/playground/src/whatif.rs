@@ -81,17 +81,19 @@ pub fn capacity_pictures(analysis: &Analysis, reports: &[CapacityReport]) -> Vec
 pub fn failure_pictures(analysis: &Analysis, report: &FailureReport) -> Vec<FailurePicture> {
     let cluster = &analysis.settled.cluster;
     let zones = analysis::zones(cluster);
+    // A zone failure can fail thousands of nodes: look each up in one map, not a scan.
+    let zone_by_node: std::collections::BTreeMap<&str, &str> = cluster
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), analysis::zone_of(n)))
+        .collect();
     pictures::failure(report, &zones, |name| {
-        cluster
-            .nodes
-            .iter()
-            .find(|n| n.name == name)
-            .map(|n| analysis::zone_of(n).to_string())
+        zone_by_node.get(name).map(|zone| zone.to_string())
     })
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::analyse;
 
@@ -99,7 +101,7 @@ mod tests {
     /// engine's failure test: a removed zone is no longer a domain, so its replica is replaced in
     /// another zone (1 vs 2 is skew 1); an unreachable zone stays a domain holding 0 under
     /// nodeTaintsPolicy Ignore, so the replacement stays Pending (skew would be 2).
-    const THREE_ZONES: &str = r#"
+    pub(crate) const THREE_ZONES: &str = r#"
 apiVersion: v1
 kind: List
 items:

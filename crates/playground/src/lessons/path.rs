@@ -8,6 +8,26 @@ use crate::model::Analysis;
 use crate::state::{FailMode, FailTarget};
 use crate::whatif;
 
+/// A seed scenario of `tests/scenarios` (placements recorded from the real kube-scheduler) as
+/// one text: its cluster, then its workload.
+macro_rules! recorded {
+    ($name:literal) => {
+        concat!(
+            include_str!(concat!(
+                "../../../../tests/scenarios/",
+                $name,
+                "/cluster.yaml"
+            )),
+            "---\n",
+            include_str!(concat!(
+                "../../../../tests/scenarios/",
+                $name,
+                "/workload.yaml"
+            )),
+        )
+    };
+}
+
 /// The failure of zone-a in `mode`, for the lessons about failures.
 fn zone_a(
     analysis: &Analysis,
@@ -130,11 +150,7 @@ pub const LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "A node without the zone label is not a domain",
-        text: concat!(
-            include_str!("../../../../tests/scenarios/nodes-without-zone/cluster.yaml"),
-            "---\n",
-            include_str!("../../../../tests/scenarios/nodes-without-zone/workload.yaml"),
-        ),
+        text: recorded!("nodes-without-zone"),
         question: "node-x lost its zone label. 4 replicas with a hard zone spread (maxSkew 1) over node-a (zone-a), node-b (zone-b) and node-x. How many land on node-x?",
         choices: &[
             "0: it is filtered out",
@@ -195,11 +211,7 @@ pub const LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "The default scheduler can stack replicas",
-        text: concat!(
-            include_str!("../../../../tests/scenarios/default-stacking/cluster.yaml"),
-            "---\n",
-            include_str!("../../../../tests/scenarios/default-stacking/workload.yaml"),
-        ),
+        text: recorded!("default-stacking"),
         question: "3 replicas, no topologySpreadConstraints. node-a is empty; node-b and node-c are mostly busy but have room. Where do the replicas go?",
         choices: &[
             "All three on node-a",
@@ -221,11 +233,7 @@ pub const LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Node inclusion policies: a tainted zone still counts",
-        text: concat!(
-            include_str!("../../../../tests/scenarios/control-plane-only-zone/cluster.yaml"),
-            "---\n",
-            include_str!("../../../../tests/scenarios/control-plane-only-zone/workload.yaml"),
-        ),
+        text: recorded!("control-plane-only-zone"),
         question: "zone-c holds only a tainted control-plane node. 3 replicas, zone maxSkew 1, default policies. How many run?",
         choices: &["1", "2: the third is Pending", "3: one per zone"],
         answer: |analysis| placed_choice(analysis, &[1, 2, 3]),
@@ -295,11 +303,7 @@ pub const LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "Required anti-affinity needs a node per replica",
-        text: concat!(
-            include_str!("../../../../tests/scenarios/anti-affinity-too-few-nodes/cluster.yaml"),
-            "---\n",
-            include_str!("../../../../tests/scenarios/anti-affinity-too-few-nodes/workload.yaml"),
-        ),
+        text: recorded!("anti-affinity-too-few-nodes"),
         question: "4 replicas with required pod anti-affinity on kubernetes.io/hostname, 3 nodes. How many run?",
         choices: &[
             "3: the fourth is Pending",
@@ -333,11 +337,7 @@ pub const LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "A volume pins a replica to its zone",
-        text: concat!(
-            include_str!("../../../../tests/scenarios/statefulset-zonal-volumes/cluster.yaml"),
-            "---\n",
-            include_str!("../../../../tests/scenarios/statefulset-zonal-volumes/workload.yaml"),
-        ),
+        text: recorded!("statefulset-zonal-volumes"),
         question: "web-0's disk is a zonal volume in zone-a, and both zone-a nodes are full (a batch job each). Zones b and c have room. Where does web-0 run?",
         choices: &[
             "In zone-b or zone-c, where there is room",
@@ -359,15 +359,7 @@ pub const LESSONS: &[Lesson] = &[
     },
     Lesson {
         title: "An answer that changes between Kubernetes releases",
-        text: concat!(
-            include_str!(
-                "../../../../tests/scenarios/version-namespace-selector-notin/cluster.yaml"
-            ),
-            "---\n",
-            include_str!(
-                "../../../../tests/scenarios/version-namespace-selector-notin/workload.yaml"
-            ),
-        ),
+        text: recorded!("version-namespace-selector-notin"),
         question: "A team-b pod has required anti-affinity to app: x pods in namespaces with team NotIn [a]; node-1 runs an app: x pod of team-a. With the kube-scheduler selected in the header (1.37 unless you changed it), is the pod placed on node-1?",
         choices: &[
             "Yes: team-a is not one of the namespaces the selector picks",

@@ -7,28 +7,9 @@ use crate::model::{Analysis, analyse};
 use crate::state::{FailMode, FailTarget};
 use crate::whatif;
 
-/// Three one-node zones (4 cpu each), three 100m replicas with a hard zone spread (maxSkew 1):
-/// one replica per zone, and 40 replicas fit on each node, so 39 more per zone.
-const THREE_ZONES: &str = r#"
-apiVersion: v1
-kind: List
-items:
-- {apiVersion: v1, kind: Node, metadata: {name: node-a, labels: {topology.kubernetes.io/zone: a}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
-- {apiVersion: v1, kind: Node, metadata: {name: node-b, labels: {topology.kubernetes.io/zone: b}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
-- {apiVersion: v1, kind: Node, metadata: {name: node-c, labels: {topology.kubernetes.io/zone: c}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web, namespace: default}
-  spec:
-    replicas: 3
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]
-        topologySpreadConstraints:
-        - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}
-"#;
+// THREE_ZONES: three one-node zones (4 cpu each), three 100m replicas with a hard zone spread
+// (maxSkew 1): one replica per zone, and 40 replicas fit on each node, so 39 more per zone.
+use crate::whatif::tests::THREE_ZONES;
 
 fn analysed(id: &str) -> Analysis {
     let analysis = analyse(&examples::by_id(id).expect("example").text());
