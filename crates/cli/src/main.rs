@@ -44,6 +44,20 @@ struct Cli {
     /// between releases: docs/kubernetes-versions.md.
     #[arg(long, global = true, default_value_t = KubeVersion::DEFAULT, value_parser = parse_kubernetes_version)]
     kubernetes_version: KubeVersion,
+    /// Read the cluster from its API server with this kubeconfig (the files given go on top,
+    /// replacing objects of the same kind, namespace and name, as later files do).
+    #[arg(long, global = true, value_name = "PATH")]
+    kubeconfig: Option<std::path::PathBuf>,
+    /// Read the cluster of this kubeconfig context (of --kubeconfig, else `$KUBECONFIG` or
+    /// `~/.kube/config`).
+    #[arg(long, global = true, value_name = "NAME")]
+    context: Option<String>,
+    /// Read the cluster from inside a pod: its service account and `KUBERNETES_SERVICE_HOST`.
+    #[arg(long, global = true, conflicts_with_all = ["kubeconfig", "context"])]
+    in_cluster: bool,
+    /// Objects per list request when reading a cluster, as kubectl's (0: each kind at once).
+    #[arg(long, global = true, default_value_t = spreadlab_cluster::PAGE_SIZE, value_name = "N")]
+    chunk_size: u32,
 }
 
 /// `--kubernetes-version`.
@@ -67,7 +81,7 @@ enum Command {
     /// Places the workloads' missing replicas on the cluster, one pod after another, as kube-scheduler would.
     Simulate {
         /// Manifests and `kubectl get -o yaml|json` snapshots (YAML or JSON, multi-document); `-` reads stdin.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Output format.
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
@@ -81,7 +95,7 @@ enum Command {
     /// spread ends up when the domain comes back.
     Whatif {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// A failure: `zone=<value>` or `node=<name>` (repeatable).
         #[arg(long = "fail", value_parser = parse_domain)]
@@ -100,7 +114,7 @@ enum Command {
     /// and what stops the next one; whether a HorizontalPodAutoscaler's maxReplicas is reachable.
     Capacity {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Only this workload (`Kind/namespace/name` or its name).
         #[arg(long)]
@@ -118,7 +132,7 @@ enum Command {
     /// the live ReplicaSet's is up to date (nothing to roll; `--restart` rolls anyway).
     Rollout {
         /// Snapshot and the new Deployment(s).
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Only this Deployment (`Deployment/namespace/name` or its name).
         #[arg(long)]
@@ -138,7 +152,7 @@ enum Command {
     /// fixes: `spreadlab lint --rules`).
     Lint {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required_unless_present = "rules")]
+        #[arg(required_unless_present_any = ["rules", "kubeconfig", "context", "in_cluster"])]
         files: Vec<String>,
         /// List the rules with their explanation and fix, and exit.
         #[arg(long)]
@@ -151,7 +165,7 @@ enum Command {
     /// the cycle (one more node in a zone, one relaxed constraint), each verified.
     Stalemate {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Output format.
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
@@ -161,7 +175,7 @@ enum Command {
     /// many seeded tie-break sequences and reports how concentrated the replicas can end up.
     Risk {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Seeded runs (1 to 10,000).
         #[arg(long, default_value_t = 100, value_parser = parse_runs)]
@@ -173,6 +187,14 @@ enum Command {
         /// Output format.
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
+    },
+    /// Reads the cluster (--kubeconfig, --context or --in-cluster) and writes it as one JSON
+    /// List slimmed to the fields scheduling reads: every command and the playground read it back
+    /// like the cluster itself.
+    Snapshot {
+        /// Write to this file instead of standard output.
+        #[arg(long, value_name = "PATH")]
+        file: Option<std::path::PathBuf>,
     },
     /// The what-if service for Gatekeeper (external data) and Kyverno (apiCall): HTTPS (TLS 1.3)
     /// answers with the Kubewarden policy's decision on a cluster snapshot, re-read when it changes.
@@ -246,6 +268,9 @@ pub enum ModeArg {
     Both,
 }
 
+/// The flags that read a cluster: with one of them, the files are optional.
+const CLUSTER_FLAGS: [&str; 3] = ["kubeconfig", "context", "in_cluster"];
+
 /// Most seeded runs `risk` makes: each one places every workload again.
 const MAX_RUNS: usize = 10_000;
 
@@ -298,6 +323,14 @@ fn main() -> ExitCode {
     });
     input::set_percentage_of_nodes_to_score(cli.percentage_of_nodes_to_score);
     input::set_kubernetes_version(cli.kubernetes_version);
+    if cli.kubeconfig.is_some() || cli.context.is_some() || cli.in_cluster {
+        input::set_cluster(spreadlab_cluster::Target {
+            kubeconfig: cli.kubeconfig,
+            context: cli.context,
+            in_cluster: cli.in_cluster,
+            chunk_size: cli.chunk_size,
+        });
+    }
     match cli.command {
         Command::Simulate {
             files,
@@ -330,6 +363,7 @@ fn main() -> ExitCode {
             output,
         } => commands::lint::run(&files, rules, output),
         Command::Stalemate { files, output } => commands::stalemate::run(&files, output),
+        Command::Snapshot { file } => commands::snapshot::run(file.as_deref()),
         Command::Risk {
             files,
             runs,
