@@ -196,11 +196,13 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         file: Option<std::path::PathBuf>,
     },
-    /// The what-if service for Gatekeeper (external data) and Kyverno (apiCall): HTTPS (TLS 1.3)
-    /// answers with the Kubewarden policy's decision on a cluster snapshot, re-read when it changes.
+    /// The what-if service and admission webhook (AdmissionReview v1 on /validate; Gatekeeper
+    /// external data, Kyverno apiCall): HTTPS (TLS 1.3) answers with the Kubewarden policy's
+    /// decision on a cluster watched live (--kubeconfig) or a snapshot, re-read when it changes.
     Serve {
-        /// Snapshot files (`kubectl get nodes,pods,namespaces,priorityclasses,services,poddisruptionbudgets -A -o yaml`).
-        #[arg(long, required = true)]
+        /// Snapshot files (`kubectl get nodes,pods,namespaces,priorityclasses,services,poddisruptionbudgets -A -o yaml`);
+        /// with --kubeconfig, --context or --in-cluster instead, the cluster is watched live.
+        #[arg(long, required_unless_present_any = CLUSTER_FLAGS, conflicts_with_all = CLUSTER_FLAGS)]
         snapshot: Vec<std::path::PathBuf>,
         /// PEM certificate chain of the server.
         #[arg(long)]

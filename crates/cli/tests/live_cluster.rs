@@ -3,17 +3,22 @@
 //! (`--kubeconfig`) must give the answers of the scenario's files, which are the real
 //! scheduler's (`tests/scenarios/<id>/expected.jsonl`, recorded from kube-scheduler v1.35.4);
 //! `snapshot` must replay to the same answers; RBAC denials and unreachable servers are clear
-//! errors naming the kind, the verb and the server.
+//! errors naming the kind, the verb and the server. `serve --kubeconfig` watches the cluster and
+//! is the API server's validating admission webhook: it refuses a Deployment with the real
+//! scheduler's message and, once watch events have changed the cluster, admits one that fits.
 
 #[path = "live/apiserver.rs"]
 mod apiserver;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use apiserver::{ApiServer, harness};
-use serde_json::Value;
+use base64::Engine as _;
+use serde_json::{Value, json};
+use support::serve::{request, serve, server_dir};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -306,4 +311,131 @@ fn an_unreachable_server_is_a_clear_error() {
     let output = spreadlab(&["snapshot"]);
     assert_eq!(output.status.code(), Some(2), "{}", text(&output.stderr));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The Pending messages the real scheduler of the default release (1.37, what `serve` mirrors
+/// without `--kubernetes-version`) gave on a seed scenario.
+fn pending_messages(id: &str) -> Vec<String> {
+    std::fs::read_to_string(scenario(id, "expected-1.37.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|decision| decision["node"].is_null())
+        .map(|decision| decision["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// `serve --kubeconfig` on an empty cluster: the scenario's objects arrive by watch events; the
+/// API server, configured with `serve` as its validating webhook, refuses the scenario's
+/// Deployment with the real scheduler's message. Then that cluster's nodes and pods are deleted
+/// and another scenario's created (events again), and that scenario's Deployment, which the real
+/// scheduler places whole, is admitted.
+#[test]
+fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
+    let Some(harness) = harness() else { return };
+    let server = ApiServer::start(&harness, "webhook");
+    let admin = server.kubeconfig("admin");
+    let serving = serve(
+        server_dir("live-serve", "webhook"),
+        &["--kubeconfig", admin.to_str().unwrap()],
+    );
+    let wait_until = |what: &str, check: &mut dyn FnMut() -> bool| {
+        let started = Instant::now();
+        while !check() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{what}: not within 60 s; serve's log:\n{}",
+                serving.log.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_until("/readyz", &mut || {
+        request(&serving, "GET", "/readyz", b"").0 == 200
+    });
+
+    // The first scenario, created after serve listed the cluster: it learns it by events.
+    let full = "gpu-three-zones-one-full";
+    let cluster = objects(&scenario(full, "cluster.yaml"));
+    server.create(&cluster);
+    let workload = objects(&scenario(full, "workload.yaml")).remove(0);
+    let expected = pending_messages(full);
+    assert_eq!(expected.len(), 1);
+    let reason = expected[0].split(" preemption:").next().unwrap().to_owned();
+    let plain = |object: &Value| {
+        let body = json!({"object": object});
+        request(&serving, "POST", "/validate", body.to_string().as_bytes()).1
+    };
+    wait_until("the cluster's events applied", &mut || {
+        plain(&workload)["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&reason))
+    });
+    let (_, health) = request(&serving, "GET", "/healthz", b"");
+    assert_eq!(health["cluster"]["synced"], true, "{health}");
+    assert_eq!(health["cluster"]["relists"], 0, "{health}");
+    assert!(
+        health["cluster"]["events"].as_u64().unwrap() >= cluster.len() as u64,
+        "{health}"
+    );
+
+    // serve as the API server's webhook.
+    let ca = base64::engine::general_purpose::STANDARD.encode(&serving.ca_pem);
+    server.create(&[json!({
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingWebhookConfiguration",
+        "metadata": {"name": "spreadlab"},
+        "webhooks": [{
+            "name": "placement.spreadlab.dev",
+            "clientConfig": {"url": format!("https://127.0.0.1:{}/validate", serving.port), "caBundle": ca},
+            "rules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+                       "resources": ["deployments", "statefulsets", "replicasets"]}],
+            "failurePolicy": "Fail",
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+            "timeoutSeconds": 10
+        }]
+    })]);
+    // The API server picks the configuration up within moments: until then a create passes
+    // unjudged, so each attempt has its own name.
+    let mut attempt = 0;
+    let denial = loop {
+        attempt += 1;
+        let mut deployment = workload.clone();
+        deployment["metadata"]["name"] = json!(format!("infer-{attempt}"));
+        match server.try_create(&deployment) {
+            Err(message) => break message,
+            Ok(()) => {
+                assert!(attempt < 300, "the webhook never judged a Deployment");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    };
+    assert!(
+        denial.contains("admission webhook \"placement.spreadlab.dev\" denied the request"),
+        "{denial}"
+    );
+    eprintln!("the API server's answer: {denial}");
+    assert!(
+        denial.contains(&reason),
+        "{denial}\nshould carry the real scheduler's {reason:?}"
+    );
+
+    // The cluster changes under serve: the first scenario's nodes and pods go, the second's come.
+    for object in cluster
+        .iter()
+        .filter(|o| o["kind"] == "Pod" || o["kind"] == "Node")
+    {
+        server.delete(object);
+    }
+    let fits = "default-stacking";
+    assert!(pending_messages(fits).is_empty());
+    server.create(&objects(&scenario(fits, "cluster.yaml")));
+    let workload = objects(&scenario(fits, "workload.yaml")).remove(0);
+    wait_until("the second scenario's events applied", &mut || {
+        plain(&workload)["allowed"] == true
+    });
+    server.try_create(&workload).unwrap_or_else(|denial| {
+        panic!("a Deployment the scheduler places whole was refused: {denial}")
+    });
 }

@@ -4,16 +4,18 @@
 //! expected.jsonl`), the snapshot is re-read when it changes, and bad or oversized requests get
 //! clear errors; a TLS 1.2-only client is refused.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
-use rustls::pki_types::{CertificateDer, ServerName};
-use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConnection, StreamOwned};
 use serde_json::{Value, json};
+use support::serve::{Server, client, request, serve, server_dir};
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
@@ -50,105 +52,14 @@ fn pending_messages(name: &str) -> Vec<String> {
         .collect()
 }
 
-struct Server {
-    child: Child,
-    port: u16,
-    ca: CertificateDer<'static>,
-    dir: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// Starts `spreadlab serve` on a free port with a fresh CA and a copy of `snapshot`.
 fn start(test: &str, snapshot: &Path, extra: &[&str]) -> Server {
-    let dir = std::env::temp_dir().join(format!("spreadlab-serve-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let server_key = KeyPair::generate().unwrap();
-    let server_cert = CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&server_key, &issuer)
-        .unwrap();
-    std::fs::write(dir.join("tls.crt"), server_cert.pem()).unwrap();
-    std::fs::write(dir.join("tls.key"), server_key.serialize_pem()).unwrap();
+    let dir = server_dir("serve", test);
     std::fs::copy(snapshot, dir.join("snapshot.yaml")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spreadlab"))
-        .arg("serve")
-        .arg("--snapshot")
-        .arg(dir.join("snapshot.yaml"))
-        .arg("--cert")
-        .arg(dir.join("tls.crt"))
-        .arg("--key")
-        .arg(dir.join("tls.key"))
-        .args(["--listen", "127.0.0.1:0"])
-        .args(extra)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start spreadlab serve");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .split("https://127.0.0.1:")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server {
-        child,
-        port,
-        ca: ca_cert.der().clone(),
-        dir,
-    }
-}
-
-fn client(server: &Server, versions: &[&'static rustls::SupportedProtocolVersion]) -> ClientConfig {
-    let mut roots = RootCertStore::empty();
-    roots.add(server.ca.clone()).unwrap();
-    ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_protocol_versions(versions)
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth()
-}
-
-/// One HTTPS request; the status and the JSON body.
-fn request(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
-    let config = Arc::new(client(server, &[&rustls::version::TLS13]));
-    let connection =
-        ClientConnection::new(config, ServerName::try_from("localhost").unwrap()).unwrap();
-    let socket = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    let mut stream = StreamOwned::new(connection, socket);
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    stream.flush().unwrap();
-    assert_eq!(
-        stream.conn.protocol_version(),
-        Some(rustls::ProtocolVersion::TLSv1_3)
-    );
-    let mut response = Vec::new();
-    let _ = stream.read_to_end(&mut response);
-    let text = String::from_utf8_lossy(&response);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, serde_json::from_str(body).expect("a JSON body"))
+    let snapshot = dir.join("snapshot.yaml");
+    let mut args = vec!["--snapshot", snapshot.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    serve(dir, &args)
 }
 
 #[test]

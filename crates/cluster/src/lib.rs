@@ -2,12 +2,14 @@
 //! exactly the kinds spreadlab's loader reads ([`KINDS`], paginated), slims every object to what
 //! scheduling reads, and hands the pages to the loader as sources (the user's files go on top,
 //! replacing objects of the same identity, as with snapshot files). [`ClusterRead::write_snapshot`]
-//! writes the same objects as a replayable JSON List.
+//! writes the same objects as a replayable JSON List. [`Watched`] keeps a cluster in memory with
+//! watches, for `spreadlab serve`.
 
 mod error;
 mod kinds;
 mod read;
 mod slim;
+mod watch;
 
 use std::io::{self, Write};
 
@@ -16,6 +18,7 @@ pub use kinds::{KINDS, Kind};
 pub use read::{Cluster, ClusterRead, PAGE_SIZE, Page, Progress, Target};
 pub use slim::slim;
 use spreadlab_k8s::Source;
+pub use watch::{Objects, View, Watched};
 
 impl ClusterRead {
     /// Objects read, every kind together.

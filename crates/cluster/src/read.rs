@@ -260,7 +260,7 @@ impl Cluster {
 }
 
 /// The client configuration and the context's name.
-async fn config_for(target: &Target) -> Result<(Config, String), ReadError> {
+pub(crate) async fn config_for(target: &Target) -> Result<(Config, String), ReadError> {
     if target.in_cluster {
         let config = Config::incluster().map_err(|e| {
             ReadError::Config(format!(

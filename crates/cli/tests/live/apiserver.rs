@@ -120,26 +120,36 @@ impl ApiServer {
         });
     }
 
+    /// Creates one object as the admin: `Err` with the API server's message when it is refused
+    /// (an admission webhook's denial among others).
+    pub fn try_create(&self, object: &Value) -> Result<(), String> {
+        self.runtime.block_on(async {
+            let dynamic: DynamicObject = serde_json::from_value(object.clone()).unwrap();
+            api_for(&self.client, object)
+                .create(&PostParams::default(), &dynamic)
+                .await
+                .map(drop)
+                .map_err(|e| match e {
+                    kube::Error::Api(status) => status.message,
+                    other => other.to_string(),
+                })
+        })
+    }
+
+    /// Deletes one object as the admin.
+    pub fn delete(&self, object: &Value) {
+        self.runtime.block_on(async {
+            let name = object["metadata"]["name"].as_str().expect("a name");
+            api_for(&self.client, object)
+                .delete(name, &Default::default())
+                .await
+                .unwrap_or_else(|e| panic!("deleting {name}: {e}"));
+        });
+    }
+
     async fn create_one(&self, object: &Value) {
-        let api_version = object["apiVersion"].as_str().expect("apiVersion");
         let kind = object["kind"].as_str().expect("kind");
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        let (plural, namespaced) = resource(kind);
-        let resource = ApiResource {
-            group: group.into(),
-            version: version.into(),
-            api_version: api_version.into(),
-            kind: kind.into(),
-            plural,
-        };
-        let api: Api<DynamicObject> = if namespaced {
-            let namespace = object["metadata"]["namespace"]
-                .as_str()
-                .unwrap_or("default");
-            Api::namespaced_with(self.client.clone(), namespace, &resource)
-        } else {
-            Api::all_with(self.client.clone(), &resource)
-        };
+        let api = api_for(&self.client, object);
         let dynamic: DynamicObject = serde_json::from_value(object.clone()).unwrap();
         let name = object["metadata"]["name"]
             .as_str()
@@ -173,6 +183,29 @@ impl ApiServer {
     }
 }
 
+/// The API of `object`'s kind, in its namespace when the kind has namespaces.
+fn api_for(client: &kube::Client, object: &Value) -> Api<DynamicObject> {
+    let api_version = object["apiVersion"].as_str().expect("apiVersion");
+    let kind = object["kind"].as_str().expect("kind");
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    let (plural, namespaced) = resource(kind);
+    let resource = ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: api_version.into(),
+        kind: kind.into(),
+        plural,
+    };
+    if namespaced {
+        let namespace = object["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default");
+        Api::namespaced_with(client.clone(), namespace, &resource)
+    } else {
+        Api::all_with(client.clone(), &resource)
+    }
+}
+
 /// The resource of `kind` and whether it is namespaced: spreadlab's kinds, and RBAC's.
 fn resource(kind: &str) -> (String, bool) {
     if let Some(known) = spreadlab_cluster::KINDS.iter().find(|k| k.kind == kind) {
@@ -181,6 +214,7 @@ fn resource(kind: &str) -> (String, bool) {
     match kind {
         "ClusterRole" => ("clusterroles".into(), false),
         "ClusterRoleBinding" => ("clusterrolebindings".into(), false),
+        "ValidatingWebhookConfiguration" => ("validatingwebhookconfigurations".into(), false),
         other => panic!("the test client does not know kind {other}"),
     }
 }

@@ -11,7 +11,15 @@
 //!   `{"object", "oldObject", "operation", "namespace"}` (what `policies/kyverno/whatif.yaml`
 //!   posts; operation CREATE when absent) answered with `{"allowed", "message", "warnings"}`;
 //! - `GET /healthz`: the snapshot's file and object counts, reload generation, age, whether a
-//!   change is settling, and how many reloads were rejected.
+//!   change is settling, and how many reloads were rejected; for a watched cluster, whether every
+//!   kind is listed, objects, events, relists, watch errors and the time since the last event;
+//! - `GET /readyz`: 200 once there is a cluster to answer from (a watched cluster: every kind
+//!   listed once), 503 before; decisions answer 503 until then too, so the webhook's
+//!   `failurePolicy` decides.
+//!
+//! With `--kubeconfig`, `--context` or `--in-cluster` instead of `--snapshot`, the cluster is kept
+//! in memory by watches (`spreadlab_cluster::Watched`: list and watch per kind the policy reads,
+//! relist on `410 Gone`, backoff on errors), as kube-scheduler's own cache is.
 //!
 //! The snapshot is replaced only by a complete, valid version of its files that stayed unchanged
 //! for `--reload-settle` ([`snapshot`]); until then, and after a rejected reload, the last good
@@ -146,14 +154,23 @@ pub fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<Arc<ServerConfig>, St
 /// Serves until the process ends.
 pub fn run(config: &Config) -> Result<(), String> {
     let tls = tls_config(&config.cert, &config.key)?;
-    let service = Arc::new(
-        Service::new(
+    let service = match crate::input::cluster() {
+        Some(target) => {
+            let watched = spreadlab_cluster::Watched::start(target, service::watched_kinds())
+                .map_err(|e| e.to_string())?;
+            log(&format!(
+                "watching {} (context \"{}\"); /readyz answers 200 once every kind is listed",
+                watched.server, watched.context
+            ));
+            Service::live(watched, config.settings.as_ref())?
+        }
+        None => Service::new(
             config.snapshot.clone(),
             config.settings.as_ref(),
             config.reload_settle,
-        )?
-        .with_bounds(config.eval_timeout, config.max_decisions),
-    );
+        )?,
+    };
+    let service = Arc::new(service.with_bounds(config.eval_timeout, config.max_decisions));
     let listener =
         TcpListener::bind(config.listen).map_err(|e| format!("{}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;

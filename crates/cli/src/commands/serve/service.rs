@@ -14,19 +14,64 @@ use spreadlab_k8s::{LoadOptions, Source};
 use spreadlab_policy::decide::{Decision, decide};
 use spreadlab_policy::settings::Settings;
 
+use spreadlab_policy::slim::SlimPod;
+use spreadlab_policy::snapshot::{ClusterSource, Resource, SourceError};
+
 use super::snapshot::Snapshot;
 use super::*;
 
-/// The service: settings, snapshot files and the snapshot cache. Transport-free, so tests drive
-/// [`Service::handle`] directly as well as over TLS.
+/// The service: settings, where the cluster comes from, and the decision bounds. Transport-free,
+/// so tests drive [`Service::handle`] directly as well as over TLS.
 pub struct Service {
-    snapshot: Snapshot,
+    origin: Origin,
     settings: Settings,
     /// Longest decision ([`Service::handle_within`]).
     eval_timeout: Duration,
     /// Decisions running (also those whose deadline passed), bounded by `max_decisions`.
     running: AtomicUsize,
     max_decisions: usize,
+}
+
+/// Where the cluster comes from.
+pub enum Origin {
+    /// Snapshot files, reloaded when they change.
+    Files(Snapshot),
+    /// A cluster watched through its API server (`--kubeconfig`, `--context`, `--in-cluster`).
+    Live(spreadlab_cluster::Watched),
+}
+
+/// The kinds the policy reads (`spreadlab_policy::snapshot::CONTEXT_AWARE_RESOURCES`): what a
+/// live `serve` watches.
+pub fn watched_kinds() -> Vec<&'static spreadlab_cluster::Kind> {
+    spreadlab_cluster::KINDS
+        .iter()
+        .filter(|kind| {
+            spreadlab_policy::snapshot::CONTEXT_AWARE_RESOURCES
+                .iter()
+                .any(|r| r.kind == kind.kind && r.api_version == kind.api_version())
+        })
+        .collect()
+}
+
+/// A watched cluster's state as the policy's cluster source.
+struct LiveCluster(spreadlab_cluster::View);
+
+impl ClusterSource for LiveCluster {
+    fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError> {
+        Ok(self.0.objects(resource.kind).cloned().collect())
+    }
+
+    fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError> {
+        self.0
+            .objects("Pod")
+            .map(|pod| {
+                SlimPod::from_value(pod).map_err(|error| SourceError {
+                    resource: spreadlab_policy::snapshot::POD,
+                    message: format!("not a Pod: {error}"),
+                })
+            })
+            .collect()
+    }
 }
 
 /// Counts a running decision out when dropped.
@@ -49,36 +94,103 @@ impl Service {
         settings: Option<&PathBuf>,
         settle: Duration,
     ) -> Result<Service, String> {
-        let settings = match settings {
-            None => Settings::default(),
-            Some(path) => {
-                let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
-                let text = crate::input::read_path(path, &mut left)?;
-                let values = spreadlab_k8s::read_documents(
-                    &Source {
-                        name: path.display().to_string(),
-                        text,
-                    },
-                    &LoadOptions::default(),
-                )
-                .map_err(|e| e.to_string())?;
-                let value = values.into_iter().next().unwrap_or(Value::Null);
-                Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-        };
-        // The settings' `kubernetesVersion` wins; else `--kubernetes-version`.
-        let mut settings = settings;
-        if settings.kubernetes_version.is_none() {
-            settings.kubernetes_version =
-                Some(crate::input::kubernetes_version().as_str().to_owned());
-        }
-        Ok(Service {
-            snapshot: Snapshot::open(files, settle)?,
+        let settings = read_settings(settings)?;
+        Ok(Service::with_origin(
+            Origin::Files(Snapshot::open(files, settle)?),
+            settings,
+        ))
+    }
+
+    /// A service answering from a watched cluster (503 until every kind is listed once).
+    pub fn live(
+        watched: spreadlab_cluster::Watched,
+        settings: Option<&PathBuf>,
+    ) -> Result<Service, String> {
+        Ok(Service::with_origin(
+            Origin::Live(watched),
+            read_settings(settings)?,
+        ))
+    }
+
+    fn with_origin(origin: Origin, settings: Settings) -> Service {
+        Service {
+            origin,
             settings,
             eval_timeout: Duration::from_secs(3),
             running: AtomicUsize::new(0),
             max_decisions: 32,
-        })
+        }
+    }
+
+    /// The cluster a decision reads now, or the answer saying why there is none yet.
+    fn cluster(&self) -> Result<Arc<dyn ClusterSource + Send + Sync>, Answer> {
+        match &self.origin {
+            Origin::Files(snapshot) => Ok(snapshot.current().cluster),
+            Origin::Live(watched) => {
+                let view = watched.view();
+                if view.synced() {
+                    Ok(Arc::new(LiveCluster(view)))
+                } else {
+                    let kinds: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
+                    Err((
+                        503,
+                        json!({"error": format!(
+                            "the cluster is not synced yet: still listing {}{}",
+                            kinds.join(", "),
+                            view.last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default()
+                        )}),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// `/healthz`: where the cluster comes from and how current it is.
+    fn health(&self) -> Answer {
+        match &self.origin {
+            Origin::Files(snapshot) => {
+                let current = snapshot.current();
+                (
+                    200,
+                    json!({
+                        "status": "ok",
+                        // How many files, not their paths: anyone who reaches the port may ask.
+                        // Rejected reloads are counted; their reasons (which name the files)
+                        // go to the server's log.
+                        "snapshot": {
+                            "files": snapshot.files(),
+                            "objects": current.cluster.objects.len(),
+                            "generation": current.generation,
+                            "ageSeconds": current.age.as_secs(),
+                            "settling": current.settling,
+                            "rejectedReloads": current.rejections,
+                        },
+                    }),
+                )
+            }
+            Origin::Live(watched) => {
+                let view = watched.view();
+                let unsynced: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
+                (
+                    200,
+                    json!({
+                        "status": if view.synced() { "ok" } else { "syncing" },
+                        "cluster": {
+                            "server": watched.server,
+                            "context": watched.context,
+                            "synced": view.synced(),
+                            "unsynced": unsynced,
+                            "objects": view.len(),
+                            "events": view.events,
+                            "relists": view.relists,
+                            "watchErrors": view.errors,
+                            "lastError": view.last_error,
+                            "secondsSinceEvent": view.since_event.map(|d| d.as_secs_f64()),
+                        },
+                    }),
+                )
+            }
+        }
     }
 
     /// The same service with these decision bounds: each decision at most `eval_timeout`, at
@@ -150,29 +262,14 @@ impl Service {
     pub fn handle(&self, method: &str, path: &str, body: &[u8]) -> Answer {
         let path = path.split('?').next().unwrap_or(path);
         match (method, path) {
-            ("GET", "/healthz") => {
-                let current = self.snapshot.current();
-                (
-                    200,
-                    json!({
-                        "status": "ok",
-                        // How many files, not their paths: anyone who reaches the port may ask.
-                        // Rejected reloads are counted; their reasons (which name the files)
-                        // go to the server's log.
-                        "snapshot": {
-                            "files": self.snapshot.files(),
-                            "objects": current.cluster.objects.len(),
-                            "generation": current.generation,
-                            "ageSeconds": current.age.as_secs(),
-                            "settling": current.settling,
-                            "rejectedReloads": current.rejections,
-                        },
-                    }),
-                )
-            }
+            ("GET", "/healthz") => self.health(),
+            ("GET", "/readyz") => match self.cluster() {
+                Ok(_) => (200, json!({"status": "ready"})),
+                Err(answer) => answer,
+            },
             ("POST", "/gatekeeper") => self.gatekeeper(body),
             ("POST", "/validate") => self.validate(body),
-            (_, "/healthz" | "/gatekeeper" | "/validate") => (
+            (_, "/healthz" | "/readyz" | "/gatekeeper" | "/validate") => (
                 405,
                 json!({"error": format!("{method} is not allowed on {path}")}),
             ),
@@ -207,7 +304,13 @@ impl Service {
                 ),
             );
         };
-        let cluster = self.snapshot.current().cluster;
+        let cluster = match self.cluster() {
+            Ok(cluster) => cluster,
+            Err((status, error)) => {
+                let message = error["error"].as_str().unwrap_or_default().to_owned();
+                return (status, response(Vec::new(), message));
+            }
+        };
         let items = keys
             .iter()
             .enumerate()
@@ -237,7 +340,10 @@ impl Service {
             Ok(body) => body,
             Err(e) => return (400, json!({"error": format!("body is not JSON: {e}")})),
         };
-        let cluster = self.snapshot.current().cluster;
+        let cluster = match self.cluster() {
+            Ok(cluster) => cluster,
+            Err(answer) => return answer,
+        };
         if let Some(request) = body.get("request") {
             // An AdmissionReview.
             let decision = decide(request, &self.settings, cluster.as_ref());
@@ -294,6 +400,32 @@ impl Service {
             verdict(&decide(&request, &self.settings, cluster.as_ref())),
         )
     }
+}
+
+/// The policy's settings from `path` (defaults when `None`), with `--kubernetes-version` unless
+/// they name a release.
+fn read_settings(path: Option<&PathBuf>) -> Result<Settings, String> {
+    let mut settings = match path {
+        None => Settings::default(),
+        Some(path) => {
+            let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
+            let text = crate::input::read_path(path, &mut left)?;
+            let values = spreadlab_k8s::read_documents(
+                &Source {
+                    name: path.display().to_string(),
+                    text,
+                },
+                &LoadOptions::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            let value = values.into_iter().next().unwrap_or(Value::Null);
+            Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+    };
+    if settings.kubernetes_version.is_none() {
+        settings.kubernetes_version = Some(crate::input::kubernetes_version().as_str().to_owned());
+    }
+    Ok(settings)
 }
 
 /// An AdmissionRequest for an object (kind and group from its `apiVersion` and `kind`).
