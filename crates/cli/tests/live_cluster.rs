@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use apiserver::{ApiServer, harness};
 use base64::Engine as _;
 use serde_json::{Value, json};
-use support::serve::{request, serve, server_dir};
+use support::serve::{request, request_text, serve, server_dir};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -438,4 +438,32 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
     server.try_create(&workload).unwrap_or_else(|denial| {
         panic!("a Deployment the scheduler places whole was refused: {denial}")
     });
+
+    // Every node tainted: the next decision reads the taints (TaintToleration's filter reason,
+    // `node(s) had untolerated taint(s)`, pkg/scheduler/framework/plugins/tainttoleration).
+    let taint = json!({"spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]}});
+    for node in objects(&scenario(fits, "cluster.yaml"))
+        .iter()
+        .filter(|o| o["kind"] == "Node")
+    {
+        server.patch(node, taint.clone());
+    }
+    wait_until("the taints' events applied", &mut || {
+        plain(&workload)["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("3 node(s) had untolerated taint(s)"))
+    });
+
+    let (_, health) = request(&serving, "GET", "/healthz", b"");
+    assert_eq!(health["cluster"]["watchErrors"], 0, "{health}");
+    let (status, metrics) = request_text(&serving, "/metrics");
+    assert_eq!(status, 200);
+    for line in [
+        "spreadlab_decisions_total{endpoint=\"validate\",verdict=\"denied\"}",
+        "spreadlab_decisions_total{endpoint=\"validate\",verdict=\"allowed\"}",
+        "spreadlab_cluster_synced 1",
+        "spreadlab_decision_duration_seconds_count{endpoint=\"validate\"}",
+    ] {
+        assert!(metrics.contains(line), "{line} not in\n{metrics}");
+    }
 }

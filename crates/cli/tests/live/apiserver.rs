@@ -136,6 +136,17 @@ impl ApiServer {
         })
     }
 
+    /// Applies a JSON merge patch to one object as the admin.
+    pub fn patch(&self, object: &Value, patch: Value) {
+        self.runtime.block_on(async {
+            let name = object["metadata"]["name"].as_str().expect("a name");
+            api_for(&self.client, object)
+                .patch(name, &PatchParams::default(), &Patch::Merge(patch))
+                .await
+                .unwrap_or_else(|e| panic!("patching {name}: {e}"));
+        });
+    }
+
     /// Deletes one object as the admin.
     pub fn delete(&self, object: &Value) {
         self.runtime.block_on(async {

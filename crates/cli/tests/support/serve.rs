@@ -117,6 +117,16 @@ pub fn client(
 
 /// One HTTPS request; the status and the JSON body.
 pub fn request(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
+    let (status, text) = exchange(server, method, path, body);
+    (status, serde_json::from_str(&text).expect("a JSON body"))
+}
+
+/// One HTTPS GET; the status and the body as text.
+pub fn request_text(server: &Server, path: &str) -> (u16, String) {
+    exchange(server, "GET", path, b"")
+}
+
+fn exchange(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, String) {
     let config = Arc::new(client(server, &[&rustls::version::TLS13]));
     let connection =
         ClientConnection::new(config, ServerName::try_from("localhost").unwrap()).unwrap();
@@ -140,5 +150,5 @@ pub fn request(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, 
         .split_once("\r\n\r\n")
         .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
     let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, serde_json::from_str(body).expect("a JSON body"))
+    (status, body.to_owned())
 }

@@ -13,6 +13,9 @@
 //! - `GET /healthz`: the snapshot's file and object counts, reload generation, age, whether a
 //!   change is settling, and how many reloads were rejected; for a watched cluster, whether every
 //!   kind is listed, objects, events, relists, watch errors and the time since the last event;
+//! - `GET /metrics`: decisions by endpoint and verdict, the decision latency histogram, watch
+//!   events, relists and errors, objects, whether synced, the cluster's age (Prometheus' text
+//!   format);
 //! - `GET /readyz`: 200 once there is a cluster to answer from (a watched cluster: every kind
 //!   listed once), 503 before; decisions answer 503 until then too, so the webhook's
 //!   `failurePolicy` decides.
@@ -231,6 +234,7 @@ pub fn run(config: &Config) -> Result<(), String> {
 }
 
 mod connection;
+mod metrics;
 mod service;
 mod snapshot;
 

@@ -30,6 +30,7 @@ pub struct Service {
     /// Decisions running (also those whose deadline passed), bounded by `max_decisions`.
     running: AtomicUsize,
     max_decisions: usize,
+    metrics: super::metrics::Metrics,
 }
 
 /// Where the cluster comes from.
@@ -119,6 +120,62 @@ impl Service {
             eval_timeout: Duration::from_secs(3),
             running: AtomicUsize::new(0),
             max_decisions: 32,
+            metrics: super::metrics::Metrics::default(),
+        }
+    }
+
+    /// `/metrics`, with the cluster's gauges as of now.
+    fn metrics(&self) -> Answer {
+        let gauges = match &self.origin {
+            Origin::Files(snapshot) => {
+                let current = snapshot.current();
+                super::metrics::ClusterGauges {
+                    events: 0,
+                    relists: 0,
+                    errors: current.rejections,
+                    objects: current.cluster.objects.len(),
+                    synced: true,
+                    age: Some(current.age),
+                }
+            }
+            Origin::Live(watched) => {
+                let view = watched.view();
+                super::metrics::ClusterGauges {
+                    events: view.events,
+                    relists: view.relists,
+                    errors: view.errors,
+                    objects: view.len(),
+                    synced: view.synced(),
+                    age: view.since_event,
+                }
+            }
+        };
+        (200, Value::String(self.metrics.render(&gauges)))
+    }
+
+    /// Counts the verdicts of one decision answer and its time.
+    fn count(&self, endpoint: &str, answer: &Answer, took: Duration) {
+        self.metrics.latency(endpoint, took);
+        let (status, body) = answer;
+        let verdict = |allowed: &Value| match allowed.as_bool() {
+            Some(true) => "allowed",
+            Some(false) => "denied",
+            None => "error",
+        };
+        if *status == 503 {
+            self.metrics.verdict(endpoint, "unavailable");
+        } else if *status >= 400 {
+            self.metrics.verdict(endpoint, "error");
+        } else if let Some(items) = body.pointer("/response/items").and_then(Value::as_array) {
+            for item in items {
+                self.metrics
+                    .verdict(endpoint, verdict(&item["value"]["allowed"]));
+            }
+        } else if let Some(response) = body.get("response") {
+            self.metrics
+                .verdict(endpoint, verdict(&response["allowed"]));
+        } else {
+            self.metrics.verdict(endpoint, verdict(&body["allowed"]));
         }
     }
 
@@ -242,6 +299,12 @@ impl Service {
                     "the decision took longer than {} ms (--eval-timeout)",
                     self.eval_timeout.as_millis()
                 );
+                let endpoint = path
+                    .split('?')
+                    .next()
+                    .unwrap_or(path)
+                    .trim_start_matches('/');
+                self.metrics.verdict(endpoint, "timeout");
                 if path.split('?').next() == Some("/gatekeeper") {
                     (
                         200,
@@ -267,9 +330,20 @@ impl Service {
                 Ok(_) => (200, json!({"status": "ready"})),
                 Err(answer) => answer,
             },
-            ("POST", "/gatekeeper") => self.gatekeeper(body),
-            ("POST", "/validate") => self.validate(body),
-            (_, "/healthz" | "/readyz" | "/gatekeeper" | "/validate") => (
+            ("GET", "/metrics") => self.metrics(),
+            ("POST", "/gatekeeper") => {
+                let started = std::time::Instant::now();
+                let answer = self.gatekeeper(body);
+                self.count("gatekeeper", &answer, started.elapsed());
+                answer
+            }
+            ("POST", "/validate") => {
+                let started = std::time::Instant::now();
+                let answer = self.validate(body);
+                self.count("validate", &answer, started.elapsed());
+                answer
+            }
+            (_, "/healthz" | "/readyz" | "/metrics" | "/gatekeeper" | "/validate") => (
                 405,
                 json!({"error": format!("{method} is not allowed on {path}")}),
             ),
