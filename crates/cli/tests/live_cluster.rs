@@ -266,6 +266,104 @@ fn rbac_denial_names_the_kind_and_verb_and_the_reader_role_grants_every_kind() {
     }
 }
 
+/// `policies/webhook/`: the real API server accepts every object of the webhook's manifests
+/// (schema, validation, admission), and its RBAC (the reader ClusterRole bound to serve's
+/// ServiceAccount) lets serve list and watch every kind it reads, as the API server's own
+/// SubjectAccessReview answers. cert-manager's kinds are checked for the names the others use.
+#[test]
+fn the_webhook_manifests_are_accepted_and_grant_serve_what_it_reads() {
+    let Some(harness) = harness() else { return };
+    let server = ApiServer::start(&harness, "manifests");
+    let webhook = repo().join("policies/webhook");
+    server.create(&objects(
+        &repo().join("policies/rbac/spreadlab-reader.yaml"),
+    ));
+    let serve_objects = objects(&webhook.join("serve.yaml"));
+    server.create(&serve_objects);
+    server.create(&objects(&webhook.join("validating.yaml")));
+    let mutating: Vec<Value> = objects(&webhook.join("mutating.yaml"))
+        .into_iter()
+        .filter(|o| o["kind"] != "ConfigMap")
+        .collect();
+    server.create(&mutating);
+    for kind in spreadlab_cluster::KINDS {
+        for verb in ["list", "watch"] {
+            let review = server.create_returning(&json!({
+                "apiVersion": "authorization.k8s.io/v1",
+                "kind": "SubjectAccessReview",
+                "spec": {
+                    "user": "system:serviceaccount:spreadlab:spreadlab",
+                    "groups": ["system:serviceaccounts", "system:serviceaccounts:spreadlab", "system:authenticated"],
+                    "resourceAttributes": {"verb": verb, "group": kind.group, "resource": kind.plural}
+                }
+            }));
+            assert_eq!(
+                review["status"]["allowed"], true,
+                "{verb} {}: {review}",
+                kind.plural
+            );
+        }
+    }
+    // Read-only: no write verb on anything.
+    let review = server.create_returning(&json!({
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SubjectAccessReview",
+        "spec": {"user": "system:serviceaccount:spreadlab:spreadlab",
+                 "resourceAttributes": {"verb": "create", "group": "", "resource": "pods"}}
+    }));
+    assert_ne!(review["status"]["allowed"], true, "{review}");
+
+    // The certificate cert-manager writes is the secret serve mounts, for the Service's names.
+    let certificates = objects(&webhook.join("cert-manager.yaml"));
+    let serving = certificates
+        .iter()
+        .find(|o| o["kind"] == "Certificate" && o["metadata"]["name"] == "spreadlab-webhook")
+        .expect("the serving Certificate");
+    let deployment = serve_objects
+        .iter()
+        .find(|o| o["kind"] == "Deployment")
+        .unwrap();
+    let volumes = deployment["spec"]["template"]["spec"]["volumes"]
+        .as_array()
+        .unwrap();
+    assert!(
+        volumes
+            .iter()
+            .any(|v| v["secret"]["secretName"] == serving["spec"]["secretName"])
+    );
+    let service = serve_objects
+        .iter()
+        .find(|o| o["kind"] == "Service")
+        .unwrap();
+    let name = format!(
+        "{}.{}.svc",
+        service["metadata"]["name"].as_str().unwrap(),
+        service["metadata"]["namespace"].as_str().unwrap()
+    );
+    assert!(
+        serving["spec"]["dnsNames"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(name))
+    );
+    for file in ["validating.yaml", "mutating.yaml"] {
+        let configuration = objects(&webhook.join(file))
+            .into_iter()
+            .find(|o| {
+                o["kind"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("WebhookConfiguration")
+            })
+            .unwrap();
+        assert_eq!(
+            configuration["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+            "spreadlab/spreadlab-webhook",
+            "{file}"
+        );
+    }
+}
+
 /// No server listening: the error names the server and says it cannot be reached.
 #[test]
 fn an_unreachable_server_is_a_clear_error() {

@@ -136,6 +136,18 @@ impl ApiServer {
         })
     }
 
+    /// Creates one object as the admin and returns the server's answer (a review's status).
+    pub fn create_returning(&self, object: &Value) -> Value {
+        self.runtime.block_on(async {
+            let dynamic: DynamicObject = serde_json::from_value(object.clone()).unwrap();
+            let created = api_for(&self.client, object)
+                .create(&PostParams::default(), &dynamic)
+                .await
+                .unwrap_or_else(|e| panic!("creating {object}: {e}"));
+            serde_json::to_value(created).unwrap()
+        })
+    }
+
     /// Applies a JSON merge patch to one object as the admin.
     pub fn patch(&self, object: &Value, patch: Value) {
         self.runtime.block_on(async {
@@ -226,6 +238,10 @@ fn resource(kind: &str) -> (String, bool) {
         "ClusterRole" => ("clusterroles".into(), false),
         "ClusterRoleBinding" => ("clusterrolebindings".into(), false),
         "ValidatingWebhookConfiguration" => ("validatingwebhookconfigurations".into(), false),
+        "MutatingWebhookConfiguration" => ("mutatingwebhookconfigurations".into(), false),
+        "SubjectAccessReview" => ("subjectaccessreviews".into(), false),
+        "ServiceAccount" => ("serviceaccounts".into(), true),
+        "ConfigMap" => ("configmaps".into(), true),
         other => panic!("the test client does not know kind {other}"),
     }
 }
