@@ -565,3 +565,151 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
         assert!(metrics.contains(line), "{line} not in\n{metrics}");
     }
 }
+
+/// Measurement, not a test (`--ignored`; sizes from `SPREADLAB_LIVE_NODES`, default 1,000, and
+/// `SPREADLAB_LIVE_PODS`, default 10,000): a cluster of that size in the real API server, then
+/// the time to read it (`snapshot`), `serve --kubeconfig`'s time to be ready and its memory, the
+/// decision latency (p50 and p99 of 50 sequential `/validate` AdmissionReviews, and of 8 clients
+/// at once), and the time from a node's creation to the first decision that sees it.
+#[test]
+#[ignore]
+fn live_scale() {
+    let Some(harness) = harness() else { return };
+    let size = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (nodes, pods) = (
+        size("SPREADLAB_LIVE_NODES", 1_000),
+        size("SPREADLAB_LIVE_PODS", 10_000),
+    );
+    let server = ApiServer::start(&harness, "scale");
+    let zones = ["zone-a", "zone-b", "zone-c"];
+    let node = |i: usize| {
+        json!({"apiVersion": "v1", "kind": "Node",
+               "metadata": {"name": format!("node-{i}"), "labels": {
+                   "kubernetes.io/hostname": format!("node-{i}"),
+                   "topology.kubernetes.io/zone": zones[i % 3]}},
+               "status": {"allocatable": {"cpu": "32", "memory": "128Gi", "pods": "110"},
+                          "capacity": {"cpu": "32", "memory": "128Gi", "pods": "110"}}})
+    };
+    let started = Instant::now();
+    server.create_many(&(0..nodes).map(node).collect::<Vec<_>>(), 16);
+    let pod_objects: Vec<Value> = (0..pods)
+        .map(|i| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": format!("pod-{i}"), "namespace": "default",
+                                "labels": {"app": format!("app-{}", i % 50)}},
+                   "spec": {"nodeName": format!("node-{}", i % nodes),
+                            "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}})
+        })
+        .collect();
+    server.create_many(&pod_objects, 16);
+    eprintln!(
+        "created {nodes} nodes and {pods} pods in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    let admin = server.kubeconfig("admin");
+    let snapshot = server.dir.join("snapshot.json");
+    let started = Instant::now();
+    let output = spreadlab(&[
+        "snapshot",
+        "--kubeconfig",
+        admin.to_str().unwrap(),
+        "--file",
+        snapshot.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    eprintln!(
+        "snapshot: {:.2} s, {} bytes ({})",
+        started.elapsed().as_secs_f64(),
+        std::fs::metadata(&snapshot).unwrap().len(),
+        text(&output.stderr).trim()
+    );
+
+    let started = Instant::now();
+    let serving = serve(
+        server_dir("live-serve", "scale"),
+        &["--kubeconfig", admin.to_str().unwrap()],
+    );
+    while request(&serving, "GET", "/readyz", b"").0 != 200 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    eprintln!(
+        "serve ready (every kind listed) {:.2} s after start",
+        started.elapsed().as_secs_f64()
+    );
+    let review = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
+        "uid": "u", "operation": "CREATE", "namespace": "default",
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "object": {"apiVersion": "apps/v1", "kind": "Deployment",
+                   "metadata": {"name": "web", "namespace": "default"},
+                   "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+                            "template": {"metadata": {"labels": {"app": "web"}},
+                                         "spec": {"containers": [{"name": "web", "image": "nginx",
+                                                  "resources": {"requests": {"cpu": "1"}}}],
+                                                  "topologySpreadConstraints": [{"maxSkew": 1,
+                                                      "topologyKey": "topology.kubernetes.io/zone",
+                                                      "whenUnsatisfiable": "DoNotSchedule",
+                                                      "labelSelector": {"matchLabels": {"app": "web"}}}]}}}}}})
+    .to_string();
+    let percentiles = |mut times: Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        let at = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize];
+        format!(
+            "p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            at(0.5),
+            at(0.99),
+            at(1.0)
+        )
+    };
+    let decide = || {
+        let started = Instant::now();
+        let (status, answer) = request(&serving, "POST", "/validate", review.as_bytes());
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["response"]["allowed"], true, "{answer}");
+        started.elapsed().as_secs_f64() * 1000.0
+    };
+    eprintln!(
+        "decisions, one client: {}",
+        percentiles((0..50).map(|_| decide()).collect())
+    );
+    let concurrent: Vec<f64> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..8)
+            .map(|_| scope.spawn(|| (0..10).map(|_| decide()).collect::<Vec<f64>>()))
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    eprintln!("decisions, 8 clients at once: {}", percentiles(concurrent));
+    let status = std::fs::read_to_string(format!("/proc/{}/status", serving.child.id())).unwrap();
+    let memory: Vec<&str> = status
+        .lines()
+        .filter(|l| l.starts_with("VmHWM") || l.starts_with("VmRSS"))
+        .collect();
+    eprintln!("serve memory: {memory:?}");
+
+    // A node created now: how long until a decision sees it (the new node's zone count).
+    let (_, before) = request(&serving, "GET", "/healthz", b"");
+    let started = Instant::now();
+    server.create(&[node(nodes)]);
+    let created = started.elapsed();
+    loop {
+        let (_, health) = request(&serving, "GET", "/healthz", b"");
+        if health["cluster"]["objects"].as_u64() > before["cluster"]["objects"].as_u64() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    eprintln!(
+        "a new node: created in {:.1} ms, in serve's model {:.1} ms after the create call began",
+        created.as_secs_f64() * 1000.0,
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+}

@@ -170,6 +170,17 @@ impl ApiServer {
         });
     }
 
+    /// [`ApiServer::create`] for many objects of kinds without a namespace to create first,
+    /// `concurrency` requests in flight (a big cluster in seconds).
+    pub fn create_many(&self, objects: &[Value], concurrency: usize) {
+        use futures::StreamExt;
+        self.runtime.block_on(
+            futures::stream::iter(objects.iter().map(|object| self.create_one(object)))
+                .buffer_unordered(concurrency)
+                .collect::<Vec<()>>(),
+        );
+    }
+
     async fn create_one(&self, object: &Value) {
         let kind = object["kind"].as_str().expect("kind");
         let api = api_for(&self.client, object);
