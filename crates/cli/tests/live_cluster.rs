@@ -266,6 +266,92 @@ fn rbac_denial_names_the_kind_and_verb_and_the_reader_role_grants_every_kind() {
     }
 }
 
+/// The API server restarted under `serve --kubeconfig` (every connection cut; the new server's
+/// watch cache starts at the current revision, past the watches' own): the watches answer
+/// `410 Gone`, the watcher lists again, and a change made after the restart reaches the next
+/// decision.
+#[test]
+fn serve_keeps_watching_across_an_api_server_restart() {
+    let Some(harness) = harness() else { return };
+    let mut server = ApiServer::start(&harness, "restart");
+    let full = "gpu-three-zones-one-full";
+    let cluster = objects(&scenario(full, "cluster.yaml"));
+    server.create(&cluster);
+    let admin = server.kubeconfig("admin");
+    let serving = serve(
+        server_dir("live-serve", "restart"),
+        &["--kubeconfig", admin.to_str().unwrap()],
+    );
+    let workload = objects(&scenario(full, "workload.yaml")).remove(0);
+    let reason = pending_messages(full)[0]
+        .split(" preemption:")
+        .next()
+        .unwrap()
+        .to_owned();
+    let plain = |object: &Value| {
+        let body = json!({"object": object});
+        request(&serving, "POST", "/validate", body.to_string().as_bytes()).1
+    };
+    let wait_until = |what: &str, check: &mut dyn FnMut() -> bool| {
+        let started = Instant::now();
+        while !check() {
+            assert!(
+                started.elapsed() < Duration::from_secs(90),
+                "{what}: not within 90 s; serve's log:\n{}",
+                serving.log.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_until("the first decision", &mut || {
+        plain(&workload)["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&reason))
+    });
+    let (_, before) = request(&serving, "GET", "/healthz", b"");
+
+    // A write serve does not watch moves the cluster's revision past every watch's: the new
+    // server's watch cache starts there, so resuming a watch is `410 Gone` (too old resource
+    // version) and the watcher lists again.
+    server.create(&[json!({"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": "bump", "namespace": "default"}})]);
+    let restarting = Instant::now();
+    server.restart();
+    eprintln!(
+        "the API server restarted in {:.1} s",
+        restarting.elapsed().as_secs_f64()
+    );
+    for object in cluster
+        .iter()
+        .filter(|o| o["kind"] == "Pod" || o["kind"] == "Node")
+    {
+        server.delete(object);
+    }
+    let fits = "default-stacking";
+    server.create(&objects(&scenario(fits, "cluster.yaml")));
+    let workload = objects(&scenario(fits, "workload.yaml")).remove(0);
+    wait_until("the changes after the restart", &mut || {
+        plain(&workload)["allowed"] == true
+    });
+    let (_, after) = request(&serving, "GET", "/healthz", b"");
+    eprintln!(
+        "before the restart: {}\nafter: {}",
+        before["cluster"], after["cluster"]
+    );
+    assert_eq!(after["cluster"]["synced"], true, "{after}");
+    let cut = |health: &Value| {
+        health["cluster"]["relists"].as_u64().unwrap()
+            + health["cluster"]["watchErrors"].as_u64().unwrap()
+    };
+    assert!(
+        cut(&after) > cut(&before),
+        "the restart went unnoticed: {before} {after}"
+    );
+    wait_until("a relist after `410 Gone`", &mut || {
+        request(&serving, "GET", "/healthz", b"").1["cluster"]["relists"].as_u64() >= Some(1)
+    });
+}
+
 /// `policies/webhook/`: the real API server accepts every object of the webhook's manifests
 /// (schema, validation, admission), and its RBAC (the reader ClusterRole bound to serve's
 /// ServiceAccount) lets serve list and watch every kind it reads, as the API server's own

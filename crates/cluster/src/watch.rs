@@ -200,6 +200,20 @@ impl Watched {
     }
 }
 
+/// The wait before a failed watch or list is tried again: from 200 ms, doubling with jitter, at
+/// most 5 s, back to 200 ms after a minute without errors. client-go's reflector waits 0.8 to 30 s;
+/// an admission webhook answering from a stale model after an API server restart should catch up
+/// sooner, and two replicas of it are no herd.
+fn backoff() -> kube::runtime::utils::ResetTimerBackoff<watcher::ExponentialBackoff> {
+    let exponential = backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(200))
+        .with_max_delay(Duration::from_secs(5))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times();
+    kube::runtime::utils::ResetTimerBackoff::new(exponential.into(), Duration::from_secs(60))
+}
+
 /// `namespace/name` (`name` for cluster-scoped objects).
 fn key(object: &DynamicObject) -> String {
     match object.namespace() {
@@ -228,7 +242,7 @@ async fn watch(
     if page > 0 {
         config = config.page_size(page);
     }
-    let mut events = pin!(watcher::watcher(api, config).default_backoff());
+    let mut events = pin!(watcher::watcher(api, config).backoff(backoff()));
     while let Some(event) = events.next().await {
         // Converted before taking the lock: the lock is held for a map update only.
         let slimmed = |object: DynamicObject| {

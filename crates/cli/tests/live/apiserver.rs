@@ -17,6 +17,7 @@ pub struct ApiServer {
     pub dir: PathBuf,
     runtime: tokio::runtime::Runtime,
     client: kube::Client,
+    restarts: usize,
 }
 
 /// The harness binary, or `None` (the test says it is skipped) when `$SPREADLAB_APISERVER` is not
@@ -85,6 +86,28 @@ impl ApiServer {
             dir,
             runtime,
             client,
+            restarts: 0,
+        }
+    }
+
+    /// Stops the API server and starts a new one on the same etcd, behind the same address
+    /// (the harness's proxy cuts every connection, as a restarting server does); returns once the
+    /// new one is healthy.
+    pub fn restart(&mut self) {
+        use std::io::Write;
+        self.restarts += 1;
+        let stdin = self.child.stdin.as_mut().expect("the harness's input");
+        stdin.write_all(b"restart\n").unwrap();
+        stdin.flush().unwrap();
+        let marker = self.dir.join(format!("restarted-{}", self.restarts));
+        let started = Instant::now();
+        while !marker.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "the API server did not restart in 120 s:\n{}",
+                tail(&self.dir)
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
