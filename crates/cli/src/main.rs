@@ -20,6 +20,10 @@ use spreadlab_engine::KubeVersion;
 
 use output::{EXIT_INPUT_ERROR, Format};
 
+/// mimalloc instead of the system allocator (see Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "spreadlab",
