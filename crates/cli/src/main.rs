@@ -240,8 +240,10 @@ enum Command {
         /// Connections handled at once from one client address (503 past it).
         #[arg(long, default_value_t = 64)]
         max_connections_per_client: usize,
-        /// Decisions running at once (503 past it).
-        #[arg(long, default_value_t = 16)]
+        /// Decisions running at once; more wait for a slot within --eval-timeout (503 when none
+        /// frees). 0: the machine's CPUs (each decision holds a copy of the cluster: more at once
+        /// than cores only costs memory).
+        #[arg(long, default_value_t = 0)]
         max_decisions: usize,
         /// Seconds for the TLS handshake and the request head (a slow client loses its slot).
         #[arg(long, default_value_t = 5.0)]
@@ -430,7 +432,11 @@ fn main() -> ExitCode {
                 eval_timeout,
                 max_connections: max_connections.max(1),
                 max_connections_per_client: max_connections_per_client.max(1),
-                max_decisions: max_decisions.max(1),
+                max_decisions: if max_decisions == 0 {
+                    std::thread::available_parallelism().map_or(2, |n| n.get())
+                } else {
+                    max_decisions
+                },
                 header_timeout,
                 reload_settle,
             };

@@ -772,3 +772,73 @@ fn slow_clients_do_not_deny_service() {
     }
     assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
 }
+
+/// Loopback load, bounded (8 clients, 10 requests each) on a server deciding one at a time
+/// (`--max-decisions 1`): the others wait for the slot, and every AdmissionReview gets the real
+/// scheduler's verdict, none dropped, refused or mixed up; throughput and latency are printed (a
+/// measurement, not a bound: the machine decides them).
+#[test]
+fn eight_clients_at_once_each_get_the_scheduler_verdict() {
+    let server = start(
+        "load",
+        &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
+        &["--max-decisions", "1"],
+    );
+    let reason = pending_messages("gpu-three-zones-one-full")[0]
+        .split(" preemption:")
+        .next()
+        .unwrap()
+        .to_owned();
+    let started = std::time::Instant::now();
+    let times: Vec<f64> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..8)
+            .map(|client| {
+                let (server, reason) = (&server, &reason);
+                scope.spawn(move || {
+                    (0..10)
+                        .map(|i| {
+                            let uid = format!("u-{client}-{i}");
+                            let review = json!({
+                                "apiVersion": "admission.k8s.io/v1",
+                                "kind": "AdmissionReview",
+                                "request": {
+                                    "uid": uid,
+                                    "operation": "CREATE",
+                                    "namespace": "default",
+                                    "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+                                    "object": workload("gpu-three-zones-one-full"),
+                                },
+                            });
+                            let asked = std::time::Instant::now();
+                            let (status, answer) =
+                                request(server, "POST", "/validate", review.to_string().as_bytes());
+                            let took = asked.elapsed().as_secs_f64() * 1000.0;
+                            assert_eq!(status, 200, "{answer}");
+                            let response = &answer["response"];
+                            assert_eq!(response["uid"], uid.as_str());
+                            assert_eq!(response["allowed"], false, "{answer}");
+                            let message = response["status"]["message"].as_str().unwrap();
+                            assert!(message.contains(reason.as_str()), "{message}");
+                            took
+                        })
+                        .collect::<Vec<f64>>()
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| sorted[((sorted.len() as f64 - 1.0) * q).round() as usize];
+    eprintln!(
+        "80 decisions from 8 clients in {elapsed:.2} s: {:.0}/s, p50 {:.1} ms, p99 {:.1} ms",
+        80.0 / elapsed,
+        at(0.5),
+        at(0.99)
+    );
+    assert_eq!(times.len(), 80);
+}

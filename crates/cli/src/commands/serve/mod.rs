@@ -35,7 +35,8 @@
 //! `--max-connections` handled at once and `--max-connections-per-client` from one address, the
 //! TLS handshake and request head within `--header-timeout` (a slow client loses its slot
 //! quickly and a few of them cannot take every slot), and `--max-decisions` decisions running
-//! at once (503 past it; those past their deadline count until they end). Past the connection
+//! at once (the machine's CPUs by default; more wait for a slot within `--eval-timeout`, 503
+//! when none frees; those past their deadline count until they end). Past the connection
 //! limits a connection is answered 503 by one overflow thread (a short handshake deadline) or,
 //! when that thread is busy too, closed.
 

@@ -3,9 +3,8 @@
 //! Kyverno's shapes.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -27,8 +26,10 @@ pub struct Service {
     settings: Settings,
     /// Longest decision ([`Service::handle_within`]).
     eval_timeout: Duration,
-    /// Decisions running (also those whose deadline passed), bounded by `max_decisions`.
-    running: AtomicUsize,
+    /// Decisions running (also those whose deadline passed), bounded by `max_decisions`; a
+    /// request waits on `slot_freed` for one to end.
+    running: Mutex<usize>,
+    slot_freed: Condvar,
     max_decisions: usize,
     metrics: super::metrics::Metrics,
 }
@@ -75,12 +76,17 @@ impl ClusterSource for LiveCluster {
     }
 }
 
-/// Counts a running decision out when dropped.
-struct Running<'a>(&'a AtomicUsize);
+/// Counts a running decision (`Some`) out when dropped, and wakes a request waiting for its
+/// slot; `None` for requests that hold no slot.
+struct Running<'a>(Option<&'a Service>);
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        if let Some(service) = self.0 {
+            let mut running = service.running.lock().unwrap_or_else(|e| e.into_inner());
+            *running -= 1;
+            service.slot_freed.notify_one();
+        }
     }
 }
 
@@ -118,7 +124,8 @@ impl Service {
             origin,
             settings,
             eval_timeout: Duration::from_secs(3),
-            running: AtomicUsize::new(0),
+            running: Mutex::new(0),
+            slot_freed: Condvar::new(),
             max_decisions: 32,
             metrics: super::metrics::Metrics::default(),
         }
@@ -262,14 +269,42 @@ impl Service {
     /// and past `eval_timeout` the answer is an error (503 on `/validate`, a `systemError` on
     /// `/gatekeeper`, which Gatekeeper reports as a violation) while the decision finishes in the
     /// background, still counted as running. The engine is pure and has no cancellation point,
-    /// so it cannot be stopped, only no longer waited for.
+    /// so it cannot be stopped, only no longer waited for. A decision (a POST) starts only while
+    /// fewer than `max_decisions` run: it waits for a slot within the same deadline (503 when
+    /// none frees in time, and then it never started), so a burst queues instead of every
+    /// decision running at once, each with its own copy of a large cluster. Health, readiness
+    /// and metrics never wait for a slot.
     pub fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Vec<u8>) -> Answer {
-        // Every request, `/healthz` too (it may re-read the snapshot), runs on a decision thread:
-        // connection threads have small stacks and only read and write.
-        if self.running.fetch_add(1, Ordering::SeqCst) >= self.max_decisions {
-            self.running.fetch_sub(1, Ordering::SeqCst);
-            return (503, json!({"error": "too many decisions running; retry"}));
+        let arrived = std::time::Instant::now();
+        let decision = method == "POST";
+        if decision {
+            let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+            let (mut running, waited) = self
+                .slot_freed
+                .wait_timeout_while(running, self.eval_timeout, |running| {
+                    *running >= self.max_decisions
+                })
+                .unwrap_or_else(|e| e.into_inner());
+            if waited.timed_out() && *running >= self.max_decisions {
+                let endpoint = path
+                    .split('?')
+                    .next()
+                    .unwrap_or(path)
+                    .trim_start_matches('/');
+                self.metrics.verdict(endpoint, "busy");
+                return (
+                    503,
+                    json!({"error": format!(
+                        "{} decisions running (--max-decisions) and none ended within {} ms (--eval-timeout); retry",
+                        *running,
+                        self.eval_timeout.as_millis()
+                    )}),
+                );
+            }
+            *running += 1;
         }
+        // Every request, `/healthz` too (it may re-read the snapshot), runs on a thread of its
+        // own: connection threads have small stacks and only read and write.
         let (send, receive) = mpsc::sync_channel(1);
         let (service, method_owned, path_owned) =
             (Arc::clone(self), method.to_owned(), path.to_owned());
@@ -277,18 +312,19 @@ impl Service {
             .name(String::from("spreadlab-decide"))
             .spawn(move || {
                 // Counted out however the decision ends (a panic included).
-                let _running = Running(&service.running);
+                let _running = Running(decision.then_some(&*service));
                 let answer = service.handle(&method_owned, &path_owned, &body);
                 let _ = send.send(answer);
             });
         if let Err(error) = spawned {
-            self.running.fetch_sub(1, Ordering::SeqCst);
+            drop(Running(decision.then_some(&**self)));
             return (
                 503,
                 json!({"error": format!("cannot start the decision: {error}")}),
             );
         }
-        match receive.recv_timeout(self.eval_timeout) {
+        let left = self.eval_timeout.saturating_sub(arrived.elapsed());
+        match receive.recv_timeout(left) {
             Ok(answer) => answer,
             Err(mpsc::RecvTimeoutError::Disconnected) => (
                 500,
