@@ -253,6 +253,10 @@ enum Command {
         /// atomically by a rename).
         #[arg(long, default_value_t = 1.0)]
         reload_settle: f64,
+        /// Seconds to keep answering after SIGTERM or SIGINT while `/readyz` says 503 (the
+        /// endpoint leaves the Service meanwhile); then running requests finish and it exits 0.
+        #[arg(long, default_value_t = 5.0)]
+        shutdown_delay: f64,
     },
 }
 
@@ -393,6 +397,7 @@ fn main() -> ExitCode {
             max_decisions,
             header_timeout,
             reload_settle,
+            shutdown_delay,
         } => {
             let seconds = |name: &str, value: f64| {
                 std::time::Duration::try_from_secs_f64(value)
@@ -411,9 +416,21 @@ fn main() -> ExitCode {
                         "--reload-settle: {reload_settle} is not a number of seconds from 0 to 3600"
                     )
                 });
-            let timeouts = timeouts.and_then(|t| Ok((t, settle?)));
-            let (((request_timeout, eval_timeout), header_timeout), reload_settle) = match timeouts
-            {
+            let shutdown = std::time::Duration::try_from_secs_f64(shutdown_delay)
+                .ok()
+                .filter(|d| d.as_secs() <= 3600)
+                .ok_or_else(|| {
+                    format!(
+                        "--shutdown-delay: {shutdown_delay} is not a number of seconds from 0 to 3600"
+                    )
+                });
+            let timeouts = timeouts
+                .and_then(|t| Ok((t, settle?)))
+                .and_then(|t| Ok((t, shutdown?)));
+            let (
+                (((request_timeout, eval_timeout), header_timeout), reload_settle),
+                shutdown_delay,
+            ) = match timeouts {
                 Ok(timeouts) => timeouts,
                 Err(error) => {
                     eprintln!("error: {error}");
@@ -439,6 +456,7 @@ fn main() -> ExitCode {
                 },
                 header_timeout,
                 reload_settle,
+                shutdown_delay,
             };
             match commands::serve::run(&config) {
                 Ok(()) => ExitCode::SUCCESS,

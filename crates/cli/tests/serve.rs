@@ -842,3 +842,49 @@ fn eight_clients_at_once_each_get_the_scheduler_verdict() {
     );
     assert_eq!(times.len(), 80);
 }
+
+/// SIGTERM (what Kubernetes sends a pod it stops): `/readyz` says 503 at once while decisions
+/// are still answered for `--shutdown-delay`, then the process exits 0.
+#[test]
+fn sigterm_makes_it_unready_then_it_exits_cleanly() {
+    let mut server = start(
+        "sigterm",
+        &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
+        &["--shutdown-delay", "2"],
+    );
+    assert_eq!(request(&server, "GET", "/readyz", b"").0, 200);
+    let signalled = std::time::Instant::now();
+    let kill = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    while request(&server, "GET", "/readyz", b"").0 != 503 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still ready after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let body = json!({"object": workload("gpu-three-zones-one-full")}).to_string();
+    let (status, answer) = request(&server, "POST", "/validate", body.as_bytes());
+    assert_eq!(status, 200, "a decision during the delay: {answer}");
+    assert_eq!(answer["allowed"], false, "{answer}");
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            signalled.elapsed() < std::time::Duration::from_secs(20),
+            "still running 20 s after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    assert!(
+        signalled.elapsed() >= std::time::Duration::from_secs(2),
+        "exited before --shutdown-delay"
+    );
+    assert!(server.log.lock().unwrap().contains("shut down"));
+}

@@ -88,6 +88,8 @@ pub struct Config {
     pub header_timeout: Duration,
     /// How long changed snapshot files must stay unchanged before they are read.
     pub reload_settle: Duration,
+    /// After SIGTERM or SIGINT: how long to keep answering while not ready.
+    pub shutdown_delay: Duration,
 }
 
 /// Handshake and write deadline of the overflow thread's 503 answers.
@@ -196,6 +198,7 @@ pub fn run(config: &Config) -> Result<(), String> {
             .map_err(|e| format!("cannot start the overflow thread: {e}"))?;
     }
     let clients = Arc::new(Clients::default());
+    shut_down_on_signal(Arc::clone(&service), Arc::clone(&active), config)?;
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         let Ok(peer) = stream.peer_addr() else {
@@ -231,6 +234,48 @@ pub fn run(config: &Config) -> Result<(), String> {
             active.fetch_sub(1, Ordering::SeqCst);
         }
     }
+    Ok(())
+}
+
+/// On SIGTERM or SIGINT: not ready at once, still answering for `shutdown_delay` (the API
+/// server and kube-proxy learn that the endpoint is going), then no new connection is taken
+/// and the process waits for the running ones (at most `request_timeout` plus `eval_timeout`)
+/// and exits 0.
+fn shut_down_on_signal(
+    service: Arc<Service>,
+    active: Arc<AtomicUsize>,
+    config: &Config,
+) -> Result<(), String> {
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+    ])
+    .map_err(|e| format!("cannot handle signals: {e}"))?;
+    let delay = config.shutdown_delay;
+    let drain = config.request_timeout + config.eval_timeout;
+    std::thread::Builder::new()
+        .name(String::from("spreadlab-signals"))
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                log(&format!(
+                    "signal {signal}: not ready; answering for {} s more, then draining",
+                    delay.as_secs_f64()
+                ));
+                service.begin_shutdown();
+                std::thread::sleep(delay);
+                // Connections accepted from now on are over the limit and answered 503.
+                active.fetch_add(usize::MAX / 2, Ordering::SeqCst);
+                let deadline = std::time::Instant::now() + drain;
+                while active.load(Ordering::SeqCst) > usize::MAX / 2
+                    && std::time::Instant::now() < deadline
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                log("shut down");
+                std::process::exit(0);
+            }
+        })
+        .map_err(|e| format!("cannot start the signal thread: {e}"))?;
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! Kyverno's shapes.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -30,6 +31,8 @@ pub struct Service {
     /// request waits on `slot_freed` for one to end.
     running: Mutex<usize>,
     slot_freed: Condvar,
+    /// Set on SIGTERM: `/readyz` answers 503 while requests are still answered.
+    shutting_down: AtomicBool,
     max_decisions: usize,
     metrics: super::metrics::Metrics,
 }
@@ -126,9 +129,16 @@ impl Service {
             eval_timeout: Duration::from_secs(3),
             running: Mutex::new(0),
             slot_freed: Condvar::new(),
+            shutting_down: AtomicBool::new(false),
             max_decisions: 32,
             metrics: super::metrics::Metrics::default(),
         }
+    }
+
+    /// From now on `/readyz` answers 503 (Kubernetes takes the pod out of the Service while it
+    /// still answers what reaches it).
+    pub fn begin_shutdown(&self) {
+        self.shutting_down.store(true, Ordering::SeqCst);
     }
 
     /// `/metrics`, with the cluster's gauges as of now.
@@ -362,6 +372,10 @@ impl Service {
         let path = path.split('?').next().unwrap_or(path);
         match (method, path) {
             ("GET", "/healthz") => self.health(),
+            ("GET", "/readyz") if self.shutting_down.load(Ordering::SeqCst) => (
+                503,
+                json!({"status": "shutting down", "error": "shutting down (SIGTERM): still answering, not ready"}),
+            ),
             ("GET", "/readyz") => match self.cluster() {
                 Ok(_) => (200, json!({"status": "ready"})),
                 Err(answer) => answer,
