@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of spreadlab: formatting, lints, unit and conformance tests, the no_std wasm
 # builds, the differential check of the seed scenarios against the real kube-scheduler (Go oracle,
-# one per supported Kubernetes release),
+# one per supported Kubernetes release), the CLI against a real kube-apiserver (tests/apiserver),
 # a short fuzzing run (scripts/fuzz.sh), a compile check of the benchmarks and the playground's browser tests (scripts/test-web.sh). Build
 # products go outside the clone so CI reuses them.
 set -euo pipefail
@@ -34,6 +34,10 @@ echo "== oracle self-tests per release: recordings, every ported upstream table 
 for release in 1.34 1.35 1.36 1.37; do
   bash tests/oracle/test.sh "$release"
 done
+
+echo "== a real kube-apiserver (v1.35.4) on an embedded etcd for the live-cluster tests (tests/apiserver)"
+export SPREADLAB_APISERVER="$HOME/.cache/spreadlab/apiserver-1.35"
+bash tests/apiserver/build.sh "$SPREADLAB_APISERVER"
 
 echo "== policies/: Gatekeeper (gator) and Kyverno (kyverno test); the VAP ran above with the oracle tests"
 bash scripts/test-gatekeeper-kyverno.sh

@@ -117,16 +117,82 @@ pub fn read_bounded(name: &str, reader: impl Read, left: &mut u64) -> Result<Str
     String::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8 text: {e}"))
 }
 
-/// The scenario of `files`, loaded and checked: warnings printed, `Err` (already printed) on any
-/// input error.
+/// `--kubeconfig`, `--context`, `--in-cluster`: the cluster every command reads first, set once
+/// by `main`.
+static CLUSTER: std::sync::OnceLock<spreadlab_cluster::Target> = std::sync::OnceLock::new();
+
+/// Sets the cluster every load of this process reads (the first call wins).
+pub fn set_cluster(target: spreadlab_cluster::Target) {
+    let _ = CLUSTER.set(target);
+}
+
+/// The cluster the flags name, if any.
+pub fn cluster() -> Option<&'static spreadlab_cluster::Target> {
+    CLUSTER.get()
+}
+
+/// Reads `target` with a progress line on a terminal (standard error) and one summary line;
+/// `Err` (already printed) when it cannot.
+pub fn read_cluster(
+    target: &spreadlab_cluster::Target,
+) -> Result<spreadlab_cluster::ClusterRead, ExitCode> {
+    use std::io::{IsTerminal, Write};
+    let started = std::time::Instant::now();
+    let failed = |error: spreadlab_cluster::ReadError| {
+        eprintln!("error: {error}");
+        ExitCode::from(EXIT_INPUT_ERROR)
+    };
+    let cluster = spreadlab_cluster::Cluster::connect(target).map_err(failed)?;
+    let terminal = std::io::stderr().is_terminal();
+    let mut progress = |p: spreadlab_cluster::Progress| {
+        if terminal {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(
+                err,
+                "\r\x1b[Kreading {} (context \"{}\"): {} {} [{}/{}]",
+                cluster.server,
+                cluster.context,
+                p.items,
+                p.kind.plural,
+                p.kinds_done + 1,
+                p.kinds
+            );
+            let _ = err.flush();
+        }
+    };
+    let read = cluster.read(&mut progress);
+    if terminal {
+        eprint!("\r\x1b[K");
+    }
+    let read = read.map_err(failed)?;
+    for warning in &read.warnings {
+        eprintln!("warning: {warning}");
+    }
+    eprintln!(
+        "read {} objects of {} kinds from {} (context \"{}\") in {:.1} s",
+        read.objects(),
+        spreadlab_cluster::KINDS.len() - read.warnings.len(),
+        read.server,
+        read.context,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(read)
+}
+
+/// The scenario of the cluster the flags name (if any) with `files` on top, loaded and checked:
+/// warnings printed, `Err` (already printed) on any input error.
 pub fn load_files(files: &[String]) -> Result<Loaded, ExitCode> {
-    let sources = match read_sources(files) {
-        Ok(sources) => sources,
+    let mut sources = match cluster() {
+        Some(target) => read_cluster(target)?.sources(),
+        None => Vec::new(),
+    };
+    match read_sources(files) {
+        Ok(files) => sources.extend(files),
         Err(error) => {
             eprintln!("error: {error}");
             return Err(ExitCode::from(EXIT_INPUT_ERROR));
         }
-    };
+    }
     let loaded = spreadlab_k8s::load(&sources, &load_options());
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");

@@ -20,6 +20,10 @@ use spreadlab_engine::KubeVersion;
 
 use output::{EXIT_INPUT_ERROR, Format};
 
+/// mimalloc instead of the system allocator (see Cargo.toml).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "spreadlab",
@@ -44,6 +48,20 @@ struct Cli {
     /// between releases: docs/kubernetes-versions.md.
     #[arg(long, global = true, default_value_t = KubeVersion::DEFAULT, value_parser = parse_kubernetes_version)]
     kubernetes_version: KubeVersion,
+    /// Read the cluster from its API server with this kubeconfig (the files given go on top,
+    /// replacing objects of the same kind, namespace and name, as later files do).
+    #[arg(long, global = true, value_name = "PATH")]
+    kubeconfig: Option<std::path::PathBuf>,
+    /// Read the cluster of this kubeconfig context (of --kubeconfig, else `$KUBECONFIG` or
+    /// `~/.kube/config`).
+    #[arg(long, global = true, value_name = "NAME")]
+    context: Option<String>,
+    /// Read the cluster from inside a pod: its service account and `KUBERNETES_SERVICE_HOST`.
+    #[arg(long, global = true, conflicts_with_all = ["kubeconfig", "context"])]
+    in_cluster: bool,
+    /// Objects per list request when reading a cluster, as kubectl's (0: each kind at once).
+    #[arg(long, global = true, default_value_t = spreadlab_cluster::PAGE_SIZE, value_name = "N")]
+    chunk_size: u32,
 }
 
 /// `--kubernetes-version`.
@@ -67,7 +85,7 @@ enum Command {
     /// Places the workloads' missing replicas on the cluster, one pod after another, as kube-scheduler would.
     Simulate {
         /// Manifests and `kubectl get -o yaml|json` snapshots (YAML or JSON, multi-document); `-` reads stdin.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Output format.
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
@@ -81,7 +99,7 @@ enum Command {
     /// spread ends up when the domain comes back.
     Whatif {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// A failure: `zone=<value>` or `node=<name>` (repeatable).
         #[arg(long = "fail", value_parser = parse_domain)]
@@ -100,7 +118,7 @@ enum Command {
     /// and what stops the next one; whether a HorizontalPodAutoscaler's maxReplicas is reachable.
     Capacity {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Only this workload (`Kind/namespace/name` or its name).
         #[arg(long)]
@@ -118,7 +136,7 @@ enum Command {
     /// the live ReplicaSet's is up to date (nothing to roll; `--restart` rolls anyway).
     Rollout {
         /// Snapshot and the new Deployment(s).
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Only this Deployment (`Deployment/namespace/name` or its name).
         #[arg(long)]
@@ -138,7 +156,7 @@ enum Command {
     /// fixes: `spreadlab lint --rules`).
     Lint {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required_unless_present = "rules")]
+        #[arg(required_unless_present_any = ["rules", "kubeconfig", "context", "in_cluster"])]
         files: Vec<String>,
         /// List the rules with their explanation and fix, and exit.
         #[arg(long)]
@@ -151,7 +169,7 @@ enum Command {
     /// the cycle (one more node in a zone, one relaxed constraint), each verified.
     Stalemate {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Output format.
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
@@ -161,7 +179,7 @@ enum Command {
     /// many seeded tie-break sequences and reports how concentrated the replicas can end up.
     Risk {
         /// Manifests and snapshots, as for `simulate`.
-        #[arg(required = true)]
+        #[arg(required_unless_present_any = CLUSTER_FLAGS)]
         files: Vec<String>,
         /// Seeded runs (1 to 10,000).
         #[arg(long, default_value_t = 100, value_parser = parse_runs)]
@@ -174,11 +192,21 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Table)]
         output: Format,
     },
-    /// The what-if service for Gatekeeper (external data) and Kyverno (apiCall): HTTPS (TLS 1.3)
-    /// answers with the Kubewarden policy's decision on a cluster snapshot, re-read when it changes.
+    /// Reads the cluster (--kubeconfig, --context or --in-cluster) and writes it as one JSON
+    /// List slimmed to the fields scheduling reads: every command and the playground read it back
+    /// like the cluster itself.
+    Snapshot {
+        /// Write to this file instead of standard output.
+        #[arg(long, value_name = "PATH")]
+        file: Option<std::path::PathBuf>,
+    },
+    /// The what-if service and admission webhook (AdmissionReview v1 on /validate; Gatekeeper
+    /// external data, Kyverno apiCall): HTTPS (TLS 1.3) answers with the Kubewarden policy's
+    /// decision on a cluster watched live (--kubeconfig) or a snapshot, re-read when it changes.
     Serve {
-        /// Snapshot files (`kubectl get nodes,pods,namespaces,priorityclasses,services,poddisruptionbudgets -A -o yaml`).
-        #[arg(long, required = true)]
+        /// Snapshot files (`kubectl get nodes,pods,namespaces,priorityclasses,services,poddisruptionbudgets -A -o yaml`);
+        /// with --kubeconfig, --context or --in-cluster instead, the cluster is watched live.
+        #[arg(long, required_unless_present_any = CLUSTER_FLAGS, conflicts_with_all = CLUSTER_FLAGS)]
         snapshot: Vec<std::path::PathBuf>,
         /// PEM certificate chain of the server.
         #[arg(long)]
@@ -212,8 +240,10 @@ enum Command {
         /// Connections handled at once from one client address (503 past it).
         #[arg(long, default_value_t = 64)]
         max_connections_per_client: usize,
-        /// Decisions running at once (503 past it).
-        #[arg(long, default_value_t = 16)]
+        /// Decisions running at once; more wait for a slot within --eval-timeout (503 when none
+        /// frees). 0: the machine's CPUs (each decision holds a copy of the cluster: more at once
+        /// than cores only costs memory).
+        #[arg(long, default_value_t = 0)]
         max_decisions: usize,
         /// Seconds for the TLS handshake and the request head (a slow client loses its slot).
         #[arg(long, default_value_t = 5.0)]
@@ -223,6 +253,10 @@ enum Command {
         /// atomically by a rename).
         #[arg(long, default_value_t = 1.0)]
         reload_settle: f64,
+        /// Seconds to keep answering after SIGTERM or SIGINT while `/readyz` says 503 (the
+        /// endpoint leaves the Service meanwhile); then running requests finish and it exits 0.
+        #[arg(long, default_value_t = 5.0)]
+        shutdown_delay: f64,
     },
 }
 
@@ -245,6 +279,9 @@ pub enum ModeArg {
     /// Both, one after the other.
     Both,
 }
+
+/// The flags that read a cluster: with one of them, the files are optional.
+const CLUSTER_FLAGS: [&str; 3] = ["kubeconfig", "context", "in_cluster"];
 
 /// Most seeded runs `risk` makes: each one places every workload again.
 const MAX_RUNS: usize = 10_000;
@@ -298,6 +335,14 @@ fn main() -> ExitCode {
     });
     input::set_percentage_of_nodes_to_score(cli.percentage_of_nodes_to_score);
     input::set_kubernetes_version(cli.kubernetes_version);
+    if cli.kubeconfig.is_some() || cli.context.is_some() || cli.in_cluster {
+        input::set_cluster(spreadlab_cluster::Target {
+            kubeconfig: cli.kubeconfig,
+            context: cli.context,
+            in_cluster: cli.in_cluster,
+            chunk_size: cli.chunk_size,
+        });
+    }
     match cli.command {
         Command::Simulate {
             files,
@@ -330,6 +375,7 @@ fn main() -> ExitCode {
             output,
         } => commands::lint::run(&files, rules, output),
         Command::Stalemate { files, output } => commands::stalemate::run(&files, output),
+        Command::Snapshot { file } => commands::snapshot::run(file.as_deref()),
         Command::Risk {
             files,
             runs,
@@ -351,6 +397,7 @@ fn main() -> ExitCode {
             max_decisions,
             header_timeout,
             reload_settle,
+            shutdown_delay,
         } => {
             let seconds = |name: &str, value: f64| {
                 std::time::Duration::try_from_secs_f64(value)
@@ -369,9 +416,21 @@ fn main() -> ExitCode {
                         "--reload-settle: {reload_settle} is not a number of seconds from 0 to 3600"
                     )
                 });
-            let timeouts = timeouts.and_then(|t| Ok((t, settle?)));
-            let (((request_timeout, eval_timeout), header_timeout), reload_settle) = match timeouts
-            {
+            let shutdown = std::time::Duration::try_from_secs_f64(shutdown_delay)
+                .ok()
+                .filter(|d| d.as_secs() <= 3600)
+                .ok_or_else(|| {
+                    format!(
+                        "--shutdown-delay: {shutdown_delay} is not a number of seconds from 0 to 3600"
+                    )
+                });
+            let timeouts = timeouts
+                .and_then(|t| Ok((t, settle?)))
+                .and_then(|t| Ok((t, shutdown?)));
+            let (
+                (((request_timeout, eval_timeout), header_timeout), reload_settle),
+                shutdown_delay,
+            ) = match timeouts {
                 Ok(timeouts) => timeouts,
                 Err(error) => {
                     eprintln!("error: {error}");
@@ -390,9 +449,14 @@ fn main() -> ExitCode {
                 eval_timeout,
                 max_connections: max_connections.max(1),
                 max_connections_per_client: max_connections_per_client.max(1),
-                max_decisions: max_decisions.max(1),
+                max_decisions: if max_decisions == 0 {
+                    std::thread::available_parallelism().map_or(2, |n| n.get())
+                } else {
+                    max_decisions
+                },
                 header_timeout,
                 reload_settle,
+                shutdown_delay,
             };
             match commands::serve::run(&config) {
                 Ok(()) => ExitCode::SUCCESS,

@@ -4,16 +4,18 @@
 //! expected.jsonl`), the snapshot is re-read when it changes, and bad or oversized requests get
 //! clear errors; a TLS 1.2-only client is refused.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
-use rustls::pki_types::{CertificateDer, ServerName};
-use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConnection, StreamOwned};
 use serde_json::{Value, json};
+use support::serve::{Server, client, request, serve, server_dir};
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
@@ -50,105 +52,14 @@ fn pending_messages(name: &str) -> Vec<String> {
         .collect()
 }
 
-struct Server {
-    child: Child,
-    port: u16,
-    ca: CertificateDer<'static>,
-    dir: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 /// Starts `spreadlab serve` on a free port with a fresh CA and a copy of `snapshot`.
 fn start(test: &str, snapshot: &Path, extra: &[&str]) -> Server {
-    let dir = std::env::temp_dir().join(format!("spreadlab-serve-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let server_key = KeyPair::generate().unwrap();
-    let server_cert = CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&server_key, &issuer)
-        .unwrap();
-    std::fs::write(dir.join("tls.crt"), server_cert.pem()).unwrap();
-    std::fs::write(dir.join("tls.key"), server_key.serialize_pem()).unwrap();
+    let dir = server_dir("serve", test);
     std::fs::copy(snapshot, dir.join("snapshot.yaml")).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spreadlab"))
-        .arg("serve")
-        .arg("--snapshot")
-        .arg(dir.join("snapshot.yaml"))
-        .arg("--cert")
-        .arg(dir.join("tls.crt"))
-        .arg("--key")
-        .arg(dir.join("tls.key"))
-        .args(["--listen", "127.0.0.1:0"])
-        .args(extra)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start spreadlab serve");
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .split("https://127.0.0.1:")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server {
-        child,
-        port,
-        ca: ca_cert.der().clone(),
-        dir,
-    }
-}
-
-fn client(server: &Server, versions: &[&'static rustls::SupportedProtocolVersion]) -> ClientConfig {
-    let mut roots = RootCertStore::empty();
-    roots.add(server.ca.clone()).unwrap();
-    ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_protocol_versions(versions)
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth()
-}
-
-/// One HTTPS request; the status and the JSON body.
-fn request(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, Value) {
-    let config = Arc::new(client(server, &[&rustls::version::TLS13]));
-    let connection =
-        ClientConnection::new(config, ServerName::try_from("localhost").unwrap()).unwrap();
-    let socket = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    let mut stream = StreamOwned::new(connection, socket);
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    stream.flush().unwrap();
-    assert_eq!(
-        stream.conn.protocol_version(),
-        Some(rustls::ProtocolVersion::TLSv1_3)
-    );
-    let mut response = Vec::new();
-    let _ = stream.read_to_end(&mut response);
-    let text = String::from_utf8_lossy(&response);
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, serde_json::from_str(body).expect("a JSON body"))
+    let snapshot = dir.join("snapshot.yaml");
+    let mut args = vec!["--snapshot", snapshot.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    serve(dir, &args)
 }
 
 #[test]
@@ -860,4 +771,120 @@ fn slow_clients_do_not_deny_service() {
         attacker.join().unwrap();
     }
     assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
+}
+
+/// Loopback load, bounded (8 clients, 10 requests each) on a server deciding one at a time
+/// (`--max-decisions 1`): the others wait for the slot, and every AdmissionReview gets the real
+/// scheduler's verdict, none dropped, refused or mixed up; throughput and latency are printed (a
+/// measurement, not a bound: the machine decides them).
+#[test]
+fn eight_clients_at_once_each_get_the_scheduler_verdict() {
+    let server = start(
+        "load",
+        &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
+        &["--max-decisions", "1"],
+    );
+    let reason = pending_messages("gpu-three-zones-one-full")[0]
+        .split(" preemption:")
+        .next()
+        .unwrap()
+        .to_owned();
+    let started = std::time::Instant::now();
+    let times: Vec<f64> = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..8)
+            .map(|client| {
+                let (server, reason) = (&server, &reason);
+                scope.spawn(move || {
+                    (0..10)
+                        .map(|i| {
+                            let uid = format!("u-{client}-{i}");
+                            let review = json!({
+                                "apiVersion": "admission.k8s.io/v1",
+                                "kind": "AdmissionReview",
+                                "request": {
+                                    "uid": uid,
+                                    "operation": "CREATE",
+                                    "namespace": "default",
+                                    "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+                                    "object": workload("gpu-three-zones-one-full"),
+                                },
+                            });
+                            let asked = std::time::Instant::now();
+                            let (status, answer) =
+                                request(server, "POST", "/validate", review.to_string().as_bytes());
+                            let took = asked.elapsed().as_secs_f64() * 1000.0;
+                            assert_eq!(status, 200, "{answer}");
+                            let response = &answer["response"];
+                            assert_eq!(response["uid"], uid.as_str());
+                            assert_eq!(response["allowed"], false, "{answer}");
+                            let message = response["status"]["message"].as_str().unwrap();
+                            assert!(message.contains(reason.as_str()), "{message}");
+                            took
+                        })
+                        .collect::<Vec<f64>>()
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .flat_map(|c| c.join().unwrap())
+            .collect()
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| sorted[((sorted.len() as f64 - 1.0) * q).round() as usize];
+    eprintln!(
+        "80 decisions from 8 clients in {elapsed:.2} s: {:.0}/s, p50 {:.1} ms, p99 {:.1} ms",
+        80.0 / elapsed,
+        at(0.5),
+        at(0.99)
+    );
+    assert_eq!(times.len(), 80);
+}
+
+/// SIGTERM (what Kubernetes sends a pod it stops): `/readyz` says 503 at once while decisions
+/// are still answered for `--shutdown-delay`, then the process exits 0.
+#[test]
+fn sigterm_makes_it_unready_then_it_exits_cleanly() {
+    let mut server = start(
+        "sigterm",
+        &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
+        &["--shutdown-delay", "2"],
+    );
+    assert_eq!(request(&server, "GET", "/readyz", b"").0, 200);
+    let signalled = std::time::Instant::now();
+    let kill = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    while request(&server, "GET", "/readyz", b"").0 != 503 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still ready after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let body = json!({"object": workload("gpu-three-zones-one-full")}).to_string();
+    let (status, answer) = request(&server, "POST", "/validate", body.as_bytes());
+    assert_eq!(status, 200, "a decision during the delay: {answer}");
+    assert_eq!(answer["allowed"], false, "{answer}");
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            signalled.elapsed() < std::time::Duration::from_secs(20),
+            "still running 20 s after SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    assert!(
+        signalled.elapsed() >= std::time::Duration::from_secs(2),
+        "exited before --shutdown-delay"
+    );
+    assert!(server.log.lock().unwrap().contains("shut down"));
 }

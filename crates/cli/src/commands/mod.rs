@@ -7,5 +7,6 @@ pub mod risk;
 pub mod rollout;
 pub mod serve;
 pub mod simulate;
+pub mod snapshot;
 pub mod stalemate;
 pub mod whatif;

@@ -43,11 +43,18 @@ impl Read for Deadlined<'_> {
     }
 }
 
-/// Writes one JSON answer and closes the TLS session.
+/// Writes one answer (JSON; a bare string is Prometheus' text format, `/metrics`) and closes
+/// the TLS session.
 fn write_answer(stream: &mut StreamOwned<ServerConnection, TcpStream>, (status, body): Answer) {
-    let body = serde_json::to_vec(&body).unwrap_or_default();
+    let (body, content_type) = match body {
+        serde_json::Value::String(text) => (text.into_bytes(), super::metrics::CONTENT_TYPE),
+        json => (
+            serde_json::to_vec(&json).unwrap_or_default(),
+            "application/json",
+        ),
+    };
     let head = format!(
-        "HTTP/1.1 {status} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         reason(status),
         body.len()
     );

@@ -11,7 +11,18 @@
 //!   `{"object", "oldObject", "operation", "namespace"}` (what `policies/kyverno/whatif.yaml`
 //!   posts; operation CREATE when absent) answered with `{"allowed", "message", "warnings"}`;
 //! - `GET /healthz`: the snapshot's file and object counts, reload generation, age, whether a
-//!   change is settling, and how many reloads were rejected.
+//!   change is settling, and how many reloads were rejected; for a watched cluster, whether every
+//!   kind is listed, objects, events, relists, watch errors and the time since the last event;
+//! - `GET /metrics`: decisions by endpoint and verdict, the decision latency histogram, watch
+//!   events, relists and errors, objects, whether synced, the cluster's age (Prometheus' text
+//!   format);
+//! - `GET /readyz`: 200 once there is a cluster to answer from (a watched cluster: every kind
+//!   listed once), 503 before; decisions answer 503 until then too, so the webhook's
+//!   `failurePolicy` decides.
+//!
+//! With `--kubeconfig`, `--context` or `--in-cluster` instead of `--snapshot`, the cluster is kept
+//! in memory by watches (`spreadlab_cluster::Watched`: list and watch per kind the policy reads,
+//! relist on `410 Gone`, backoff on errors), as kube-scheduler's own cache is.
 //!
 //! The snapshot is replaced only by a complete, valid version of its files that stayed unchanged
 //! for `--reload-settle` ([`snapshot`]); until then, and after a rejected reload, the last good
@@ -24,7 +35,8 @@
 //! `--max-connections` handled at once and `--max-connections-per-client` from one address, the
 //! TLS handshake and request head within `--header-timeout` (a slow client loses its slot
 //! quickly and a few of them cannot take every slot), and `--max-decisions` decisions running
-//! at once (503 past it; those past their deadline count until they end). Past the connection
+//! at once (the machine's CPUs by default; more wait for a slot within `--eval-timeout`, 503
+//! when none frees; those past their deadline count until they end). Past the connection
 //! limits a connection is answered 503 by one overflow thread (a short handshake deadline) or,
 //! when that thread is busy too, closed.
 
@@ -76,6 +88,8 @@ pub struct Config {
     pub header_timeout: Duration,
     /// How long changed snapshot files must stay unchanged before they are read.
     pub reload_settle: Duration,
+    /// After SIGTERM or SIGINT: how long to keep answering while not ready.
+    pub shutdown_delay: Duration,
 }
 
 /// Handshake and write deadline of the overflow thread's 503 answers.
@@ -146,14 +160,23 @@ pub fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<Arc<ServerConfig>, St
 /// Serves until the process ends.
 pub fn run(config: &Config) -> Result<(), String> {
     let tls = tls_config(&config.cert, &config.key)?;
-    let service = Arc::new(
-        Service::new(
+    let service = match crate::input::cluster() {
+        Some(target) => {
+            let watched = spreadlab_cluster::Watched::start(target, service::watched_kinds())
+                .map_err(|e| e.to_string())?;
+            log(&format!(
+                "watching {} (context \"{}\"); /readyz answers 200 once every kind is listed",
+                watched.server, watched.context
+            ));
+            Service::live(watched, config.settings.as_ref())?
+        }
+        None => Service::new(
             config.snapshot.clone(),
             config.settings.as_ref(),
             config.reload_settle,
-        )?
-        .with_bounds(config.eval_timeout, config.max_decisions),
-    );
+        )?,
+    };
+    let service = Arc::new(service.with_bounds(config.eval_timeout, config.max_decisions));
     let listener =
         TcpListener::bind(config.listen).map_err(|e| format!("{}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
@@ -175,6 +198,7 @@ pub fn run(config: &Config) -> Result<(), String> {
             .map_err(|e| format!("cannot start the overflow thread: {e}"))?;
     }
     let clients = Arc::new(Clients::default());
+    shut_down_on_signal(Arc::clone(&service), Arc::clone(&active), config)?;
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         let Ok(peer) = stream.peer_addr() else {
@@ -213,7 +237,50 @@ pub fn run(config: &Config) -> Result<(), String> {
     Ok(())
 }
 
+/// On SIGTERM or SIGINT: not ready at once, still answering for `shutdown_delay` (the API
+/// server and kube-proxy learn that the endpoint is going), then no new connection is taken
+/// and the process waits for the running ones (at most `request_timeout` plus `eval_timeout`)
+/// and exits 0.
+fn shut_down_on_signal(
+    service: Arc<Service>,
+    active: Arc<AtomicUsize>,
+    config: &Config,
+) -> Result<(), String> {
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+    ])
+    .map_err(|e| format!("cannot handle signals: {e}"))?;
+    let delay = config.shutdown_delay;
+    let drain = config.request_timeout + config.eval_timeout;
+    std::thread::Builder::new()
+        .name(String::from("spreadlab-signals"))
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                log(&format!(
+                    "signal {signal}: not ready; answering for {} s more, then draining",
+                    delay.as_secs_f64()
+                ));
+                service.begin_shutdown();
+                std::thread::sleep(delay);
+                // Connections accepted from now on are over the limit and answered 503.
+                active.fetch_add(usize::MAX / 2, Ordering::SeqCst);
+                let deadline = std::time::Instant::now() + drain;
+                while active.load(Ordering::SeqCst) > usize::MAX / 2
+                    && std::time::Instant::now() < deadline
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                log("shut down");
+                std::process::exit(0);
+            }
+        })
+        .map_err(|e| format!("cannot start the signal thread: {e}"))?;
+    Ok(())
+}
+
 mod connection;
+mod metrics;
 mod service;
 mod snapshot;
 

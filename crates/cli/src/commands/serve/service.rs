@@ -3,9 +3,9 @@
 //! Kyverno's shapes.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -14,27 +14,82 @@ use spreadlab_k8s::{LoadOptions, Source};
 use spreadlab_policy::decide::{Decision, decide};
 use spreadlab_policy::settings::Settings;
 
+use spreadlab_policy::slim::SlimPod;
+use spreadlab_policy::snapshot::{ClusterSource, Resource, SourceError};
+
 use super::snapshot::Snapshot;
 use super::*;
 
-/// The service: settings, snapshot files and the snapshot cache. Transport-free, so tests drive
-/// [`Service::handle`] directly as well as over TLS.
+/// The service: settings, where the cluster comes from, and the decision bounds. Transport-free,
+/// so tests drive [`Service::handle`] directly as well as over TLS.
 pub struct Service {
-    snapshot: Snapshot,
+    origin: Origin,
     settings: Settings,
     /// Longest decision ([`Service::handle_within`]).
     eval_timeout: Duration,
-    /// Decisions running (also those whose deadline passed), bounded by `max_decisions`.
-    running: AtomicUsize,
+    /// Decisions running (also those whose deadline passed), bounded by `max_decisions`; a
+    /// request waits on `slot_freed` for one to end.
+    running: Mutex<usize>,
+    slot_freed: Condvar,
+    /// Set on SIGTERM: `/readyz` answers 503 while requests are still answered.
+    shutting_down: AtomicBool,
     max_decisions: usize,
+    metrics: super::metrics::Metrics,
 }
 
-/// Counts a running decision out when dropped.
-struct Running<'a>(&'a AtomicUsize);
+/// Where the cluster comes from.
+pub enum Origin {
+    /// Snapshot files, reloaded when they change.
+    Files(Snapshot),
+    /// A cluster watched through its API server (`--kubeconfig`, `--context`, `--in-cluster`).
+    Live(spreadlab_cluster::Watched),
+}
+
+/// The kinds the policy reads (`spreadlab_policy::snapshot::CONTEXT_AWARE_RESOURCES`): what a
+/// live `serve` watches.
+pub fn watched_kinds() -> Vec<&'static spreadlab_cluster::Kind> {
+    spreadlab_cluster::KINDS
+        .iter()
+        .filter(|kind| {
+            spreadlab_policy::snapshot::CONTEXT_AWARE_RESOURCES
+                .iter()
+                .any(|r| r.kind == kind.kind && r.api_version == kind.api_version())
+        })
+        .collect()
+}
+
+/// A watched cluster's state as the policy's cluster source.
+struct LiveCluster(spreadlab_cluster::View);
+
+impl ClusterSource for LiveCluster {
+    fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError> {
+        Ok(self.0.objects(resource.kind).cloned().collect())
+    }
+
+    fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError> {
+        self.0
+            .objects("Pod")
+            .map(|pod| {
+                SlimPod::from_value(pod).map_err(|error| SourceError {
+                    resource: spreadlab_policy::snapshot::POD,
+                    message: format!("not a Pod: {error}"),
+                })
+            })
+            .collect()
+    }
+}
+
+/// Counts a running decision (`Some`) out when dropped, and wakes a request waiting for its
+/// slot; `None` for requests that hold no slot.
+struct Running<'a>(Option<&'a Service>);
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        if let Some(service) = self.0 {
+            let mut running = service.running.lock().unwrap_or_else(|e| e.into_inner());
+            *running -= 1;
+            service.slot_freed.notify_one();
+        }
     }
 }
 
@@ -49,36 +104,167 @@ impl Service {
         settings: Option<&PathBuf>,
         settle: Duration,
     ) -> Result<Service, String> {
-        let settings = match settings {
-            None => Settings::default(),
-            Some(path) => {
-                let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
-                let text = crate::input::read_path(path, &mut left)?;
-                let values = spreadlab_k8s::read_documents(
-                    &Source {
-                        name: path.display().to_string(),
-                        text,
-                    },
-                    &LoadOptions::default(),
-                )
-                .map_err(|e| e.to_string())?;
-                let value = values.into_iter().next().unwrap_or(Value::Null);
-                Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
-            }
-        };
-        // The settings' `kubernetesVersion` wins; else `--kubernetes-version`.
-        let mut settings = settings;
-        if settings.kubernetes_version.is_none() {
-            settings.kubernetes_version =
-                Some(crate::input::kubernetes_version().as_str().to_owned());
-        }
-        Ok(Service {
-            snapshot: Snapshot::open(files, settle)?,
+        let settings = read_settings(settings)?;
+        Ok(Service::with_origin(
+            Origin::Files(Snapshot::open(files, settle)?),
+            settings,
+        ))
+    }
+
+    /// A service answering from a watched cluster (503 until every kind is listed once).
+    pub fn live(
+        watched: spreadlab_cluster::Watched,
+        settings: Option<&PathBuf>,
+    ) -> Result<Service, String> {
+        Ok(Service::with_origin(
+            Origin::Live(watched),
+            read_settings(settings)?,
+        ))
+    }
+
+    fn with_origin(origin: Origin, settings: Settings) -> Service {
+        Service {
+            origin,
             settings,
             eval_timeout: Duration::from_secs(3),
-            running: AtomicUsize::new(0),
+            running: Mutex::new(0),
+            slot_freed: Condvar::new(),
+            shutting_down: AtomicBool::new(false),
             max_decisions: 32,
-        })
+            metrics: super::metrics::Metrics::default(),
+        }
+    }
+
+    /// From now on `/readyz` answers 503 (Kubernetes takes the pod out of the Service while it
+    /// still answers what reaches it).
+    pub fn begin_shutdown(&self) {
+        self.shutting_down.store(true, Ordering::SeqCst);
+    }
+
+    /// `/metrics`, with the cluster's gauges as of now.
+    fn metrics(&self) -> Answer {
+        let gauges = match &self.origin {
+            Origin::Files(snapshot) => {
+                let current = snapshot.current();
+                super::metrics::ClusterGauges {
+                    events: 0,
+                    relists: 0,
+                    errors: current.rejections,
+                    objects: current.cluster.objects.len(),
+                    synced: true,
+                    age: Some(current.age),
+                }
+            }
+            Origin::Live(watched) => {
+                let view = watched.view();
+                super::metrics::ClusterGauges {
+                    events: view.events,
+                    relists: view.relists,
+                    errors: view.errors,
+                    objects: view.len(),
+                    synced: view.synced(),
+                    age: view.since_event,
+                }
+            }
+        };
+        (200, Value::String(self.metrics.render(&gauges)))
+    }
+
+    /// Counts the verdicts of one decision answer and its time.
+    fn count(&self, endpoint: &str, answer: &Answer, took: Duration) {
+        self.metrics.latency(endpoint, took);
+        let (status, body) = answer;
+        let verdict = |allowed: &Value| match allowed.as_bool() {
+            Some(true) => "allowed",
+            Some(false) => "denied",
+            None => "error",
+        };
+        if *status == 503 {
+            self.metrics.verdict(endpoint, "unavailable");
+        } else if *status >= 400 {
+            self.metrics.verdict(endpoint, "error");
+        } else if let Some(items) = body.pointer("/response/items").and_then(Value::as_array) {
+            for item in items {
+                self.metrics
+                    .verdict(endpoint, verdict(&item["value"]["allowed"]));
+            }
+        } else if let Some(response) = body.get("response") {
+            self.metrics
+                .verdict(endpoint, verdict(&response["allowed"]));
+        } else {
+            self.metrics.verdict(endpoint, verdict(&body["allowed"]));
+        }
+    }
+
+    /// The cluster a decision reads now, or the answer saying why there is none yet.
+    fn cluster(&self) -> Result<Arc<dyn ClusterSource + Send + Sync>, Answer> {
+        match &self.origin {
+            Origin::Files(snapshot) => Ok(snapshot.current().cluster),
+            Origin::Live(watched) => {
+                let view = watched.view();
+                if view.synced() {
+                    Ok(Arc::new(LiveCluster(view)))
+                } else {
+                    let kinds: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
+                    Err((
+                        503,
+                        json!({"error": format!(
+                            "the cluster is not synced yet: still listing {}{}",
+                            kinds.join(", "),
+                            view.last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default()
+                        )}),
+                    ))
+                }
+            }
+        }
+    }
+
+    /// `/healthz`: where the cluster comes from and how current it is.
+    fn health(&self) -> Answer {
+        match &self.origin {
+            Origin::Files(snapshot) => {
+                let current = snapshot.current();
+                (
+                    200,
+                    json!({
+                        "status": "ok",
+                        // How many files, not their paths: anyone who reaches the port may ask.
+                        // Rejected reloads are counted; their reasons (which name the files)
+                        // go to the server's log.
+                        "snapshot": {
+                            "files": snapshot.files(),
+                            "objects": current.cluster.objects.len(),
+                            "generation": current.generation,
+                            "ageSeconds": current.age.as_secs(),
+                            "settling": current.settling,
+                            "rejectedReloads": current.rejections,
+                        },
+                    }),
+                )
+            }
+            Origin::Live(watched) => {
+                let view = watched.view();
+                let unsynced: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
+                (
+                    200,
+                    json!({
+                        "status": if view.synced() { "ok" } else { "syncing" },
+                        "cluster": {
+                            "server": watched.server,
+                            "context": watched.context,
+                            "synced": view.synced(),
+                            "unsynced": unsynced,
+                            "objects": view.len(),
+                            "events": view.events,
+                            "relists": view.relists,
+                            "watchErrors": view.errors,
+                            "lastError": view.last_error,
+                            "secondsSinceEvent": view.since_event.map(|d| d.as_secs_f64()),
+                        },
+                    }),
+                )
+            }
+        }
     }
 
     /// The same service with these decision bounds: each decision at most `eval_timeout`, at
@@ -93,14 +279,42 @@ impl Service {
     /// and past `eval_timeout` the answer is an error (503 on `/validate`, a `systemError` on
     /// `/gatekeeper`, which Gatekeeper reports as a violation) while the decision finishes in the
     /// background, still counted as running. The engine is pure and has no cancellation point,
-    /// so it cannot be stopped, only no longer waited for.
+    /// so it cannot be stopped, only no longer waited for. A decision (a POST) starts only while
+    /// fewer than `max_decisions` run: it waits for a slot within the same deadline (503 when
+    /// none frees in time, and then it never started), so a burst queues instead of every
+    /// decision running at once, each with its own copy of a large cluster. Health, readiness
+    /// and metrics never wait for a slot.
     pub fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Vec<u8>) -> Answer {
-        // Every request, `/healthz` too (it may re-read the snapshot), runs on a decision thread:
-        // connection threads have small stacks and only read and write.
-        if self.running.fetch_add(1, Ordering::SeqCst) >= self.max_decisions {
-            self.running.fetch_sub(1, Ordering::SeqCst);
-            return (503, json!({"error": "too many decisions running; retry"}));
+        let arrived = std::time::Instant::now();
+        let decision = method == "POST";
+        if decision {
+            let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+            let (mut running, waited) = self
+                .slot_freed
+                .wait_timeout_while(running, self.eval_timeout, |running| {
+                    *running >= self.max_decisions
+                })
+                .unwrap_or_else(|e| e.into_inner());
+            if waited.timed_out() && *running >= self.max_decisions {
+                let endpoint = path
+                    .split('?')
+                    .next()
+                    .unwrap_or(path)
+                    .trim_start_matches('/');
+                self.metrics.verdict(endpoint, "busy");
+                return (
+                    503,
+                    json!({"error": format!(
+                        "{} decisions running (--max-decisions) and none ended within {} ms (--eval-timeout); retry",
+                        *running,
+                        self.eval_timeout.as_millis()
+                    )}),
+                );
+            }
+            *running += 1;
         }
+        // Every request, `/healthz` too (it may re-read the snapshot), runs on a thread of its
+        // own: connection threads have small stacks and only read and write.
         let (send, receive) = mpsc::sync_channel(1);
         let (service, method_owned, path_owned) =
             (Arc::clone(self), method.to_owned(), path.to_owned());
@@ -108,18 +322,19 @@ impl Service {
             .name(String::from("spreadlab-decide"))
             .spawn(move || {
                 // Counted out however the decision ends (a panic included).
-                let _running = Running(&service.running);
+                let _running = Running(decision.then_some(&*service));
                 let answer = service.handle(&method_owned, &path_owned, &body);
                 let _ = send.send(answer);
             });
         if let Err(error) = spawned {
-            self.running.fetch_sub(1, Ordering::SeqCst);
+            drop(Running(decision.then_some(&**self)));
             return (
                 503,
                 json!({"error": format!("cannot start the decision: {error}")}),
             );
         }
-        match receive.recv_timeout(self.eval_timeout) {
+        let left = self.eval_timeout.saturating_sub(arrived.elapsed());
+        match receive.recv_timeout(left) {
             Ok(answer) => answer,
             Err(mpsc::RecvTimeoutError::Disconnected) => (
                 500,
@@ -130,6 +345,12 @@ impl Service {
                     "the decision took longer than {} ms (--eval-timeout)",
                     self.eval_timeout.as_millis()
                 );
+                let endpoint = path
+                    .split('?')
+                    .next()
+                    .unwrap_or(path)
+                    .trim_start_matches('/');
+                self.metrics.verdict(endpoint, "timeout");
                 if path.split('?').next() == Some("/gatekeeper") {
                     (
                         200,
@@ -150,29 +371,29 @@ impl Service {
     pub fn handle(&self, method: &str, path: &str, body: &[u8]) -> Answer {
         let path = path.split('?').next().unwrap_or(path);
         match (method, path) {
-            ("GET", "/healthz") => {
-                let current = self.snapshot.current();
-                (
-                    200,
-                    json!({
-                        "status": "ok",
-                        // How many files, not their paths: anyone who reaches the port may ask.
-                        // Rejected reloads are counted; their reasons (which name the files)
-                        // go to the server's log.
-                        "snapshot": {
-                            "files": self.snapshot.files(),
-                            "objects": current.cluster.objects.len(),
-                            "generation": current.generation,
-                            "ageSeconds": current.age.as_secs(),
-                            "settling": current.settling,
-                            "rejectedReloads": current.rejections,
-                        },
-                    }),
-                )
+            ("GET", "/healthz") => self.health(),
+            ("GET", "/readyz") if self.shutting_down.load(Ordering::SeqCst) => (
+                503,
+                json!({"status": "shutting down", "error": "shutting down (SIGTERM): still answering, not ready"}),
+            ),
+            ("GET", "/readyz") => match self.cluster() {
+                Ok(_) => (200, json!({"status": "ready"})),
+                Err(answer) => answer,
+            },
+            ("GET", "/metrics") => self.metrics(),
+            ("POST", "/gatekeeper") => {
+                let started = std::time::Instant::now();
+                let answer = self.gatekeeper(body);
+                self.count("gatekeeper", &answer, started.elapsed());
+                answer
             }
-            ("POST", "/gatekeeper") => self.gatekeeper(body),
-            ("POST", "/validate") => self.validate(body),
-            (_, "/healthz" | "/gatekeeper" | "/validate") => (
+            ("POST", "/validate") => {
+                let started = std::time::Instant::now();
+                let answer = self.validate(body);
+                self.count("validate", &answer, started.elapsed());
+                answer
+            }
+            (_, "/healthz" | "/readyz" | "/metrics" | "/gatekeeper" | "/validate") => (
                 405,
                 json!({"error": format!("{method} is not allowed on {path}")}),
             ),
@@ -207,7 +428,13 @@ impl Service {
                 ),
             );
         };
-        let cluster = self.snapshot.current().cluster;
+        let cluster = match self.cluster() {
+            Ok(cluster) => cluster,
+            Err((status, error)) => {
+                let message = error["error"].as_str().unwrap_or_default().to_owned();
+                return (status, response(Vec::new(), message));
+            }
+        };
         let items = keys
             .iter()
             .enumerate()
@@ -237,7 +464,10 @@ impl Service {
             Ok(body) => body,
             Err(e) => return (400, json!({"error": format!("body is not JSON: {e}")})),
         };
-        let cluster = self.snapshot.current().cluster;
+        let cluster = match self.cluster() {
+            Ok(cluster) => cluster,
+            Err(answer) => return answer,
+        };
         if let Some(request) = body.get("request") {
             // An AdmissionReview.
             let decision = decide(request, &self.settings, cluster.as_ref());
@@ -294,6 +524,32 @@ impl Service {
             verdict(&decide(&request, &self.settings, cluster.as_ref())),
         )
     }
+}
+
+/// The policy's settings from `path` (defaults when `None`), with `--kubernetes-version` unless
+/// they name a release.
+fn read_settings(path: Option<&PathBuf>) -> Result<Settings, String> {
+    let mut settings = match path {
+        None => Settings::default(),
+        Some(path) => {
+            let mut left = crate::input::MAX_TOTAL_INPUT_BYTES;
+            let text = crate::input::read_path(path, &mut left)?;
+            let values = spreadlab_k8s::read_documents(
+                &Source {
+                    name: path.display().to_string(),
+                    text,
+                },
+                &LoadOptions::default(),
+            )
+            .map_err(|e| e.to_string())?;
+            let value = values.into_iter().next().unwrap_or(Value::Null);
+            Settings::from_json(&value).map_err(|e| format!("{}: {e}", path.display()))?
+        }
+    };
+    if settings.kubernetes_version.is_none() {
+        settings.kubernetes_version = Some(crate::input::kubernetes_version().as_str().to_owned());
+    }
+    Ok(settings)
 }
 
 /// An AdmissionRequest for an object (kind and group from its `apiVersion` and `kind`).
