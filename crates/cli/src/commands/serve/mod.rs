@@ -281,6 +281,7 @@ fn shut_down_on_signal(
 
 mod connection;
 mod metrics;
+mod origin;
 mod service;
 mod snapshot;
 

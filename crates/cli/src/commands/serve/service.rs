@@ -14,9 +14,9 @@ use spreadlab_k8s::{LoadOptions, Source};
 use spreadlab_policy::decide::{Decision, decide};
 use spreadlab_policy::settings::Settings;
 
-use spreadlab_policy::slim::SlimPod;
-use spreadlab_policy::snapshot::{ClusterSource, Resource, SourceError};
+use spreadlab_policy::snapshot::ClusterSource;
 
+pub use super::origin::{Origin, watched_kinds};
 use super::snapshot::Snapshot;
 use super::*;
 
@@ -35,48 +35,6 @@ pub struct Service {
     shutting_down: AtomicBool,
     max_decisions: usize,
     metrics: super::metrics::Metrics,
-}
-
-/// Where the cluster comes from.
-pub enum Origin {
-    /// Snapshot files, reloaded when they change.
-    Files(Snapshot),
-    /// A cluster watched through its API server (`--kubeconfig`, `--context`, `--in-cluster`).
-    Live(spreadlab_cluster::Watched),
-}
-
-/// The kinds the policy reads (`spreadlab_policy::snapshot::CONTEXT_AWARE_RESOURCES`): what a
-/// live `serve` watches.
-pub fn watched_kinds() -> Vec<&'static spreadlab_cluster::Kind> {
-    spreadlab_cluster::KINDS
-        .iter()
-        .filter(|kind| {
-            spreadlab_policy::snapshot::CONTEXT_AWARE_RESOURCES
-                .iter()
-                .any(|r| r.kind == kind.kind && r.api_version == kind.api_version())
-        })
-        .collect()
-}
-
-/// A watched cluster's state as the policy's cluster source.
-struct LiveCluster(spreadlab_cluster::View);
-
-impl ClusterSource for LiveCluster {
-    fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError> {
-        Ok(self.0.objects(resource.kind).cloned().collect())
-    }
-
-    fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError> {
-        self.0
-            .objects("Pod")
-            .map(|pod| {
-                SlimPod::from_value(pod).map_err(|error| SourceError {
-                    resource: spreadlab_policy::snapshot::POD,
-                    message: format!("not a Pod: {error}"),
-                })
-            })
-            .collect()
-    }
 }
 
 /// Counts a running decision (`Some`) out when dropped, and wakes a request waiting for its
@@ -143,31 +101,20 @@ impl Service {
 
     /// `/metrics`, with the cluster's gauges as of now.
     fn metrics(&self) -> Answer {
-        let gauges = match &self.origin {
-            Origin::Files(snapshot) => {
-                let current = snapshot.current();
-                super::metrics::ClusterGauges {
-                    events: 0,
-                    relists: 0,
-                    errors: current.rejections,
-                    objects: current.cluster.objects.len(),
-                    synced: true,
-                    age: Some(current.age),
-                }
-            }
-            Origin::Live(watched) => {
-                let view = watched.view();
-                super::metrics::ClusterGauges {
-                    events: view.events,
-                    relists: view.relists,
-                    errors: view.errors,
-                    objects: view.len(),
-                    synced: view.synced(),
-                    age: view.since_event,
-                }
-            }
-        };
-        (200, Value::String(self.metrics.render(&gauges)))
+        (
+            200,
+            Value::String(self.metrics.render(&self.origin.gauges())),
+        )
+    }
+
+    /// The cluster a decision reads now, or the answer saying why there is none yet.
+    fn cluster(&self) -> Result<Arc<dyn ClusterSource + Send + Sync>, Answer> {
+        self.origin.cluster()
+    }
+
+    /// `/healthz`: where the cluster comes from and how current it is.
+    fn health(&self) -> Answer {
+        self.origin.health()
     }
 
     /// Counts the verdicts of one decision answer and its time.
@@ -193,77 +140,6 @@ impl Service {
                 .verdict(endpoint, verdict(&response["allowed"]));
         } else {
             self.metrics.verdict(endpoint, verdict(&body["allowed"]));
-        }
-    }
-
-    /// The cluster a decision reads now, or the answer saying why there is none yet.
-    fn cluster(&self) -> Result<Arc<dyn ClusterSource + Send + Sync>, Answer> {
-        match &self.origin {
-            Origin::Files(snapshot) => Ok(snapshot.current().cluster),
-            Origin::Live(watched) => {
-                let view = watched.view();
-                if view.synced() {
-                    Ok(Arc::new(LiveCluster(view)))
-                } else {
-                    let kinds: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
-                    Err((
-                        503,
-                        json!({"error": format!(
-                            "the cluster is not synced yet: still listing {}{}",
-                            kinds.join(", "),
-                            view.last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default()
-                        )}),
-                    ))
-                }
-            }
-        }
-    }
-
-    /// `/healthz`: where the cluster comes from and how current it is.
-    fn health(&self) -> Answer {
-        match &self.origin {
-            Origin::Files(snapshot) => {
-                let current = snapshot.current();
-                (
-                    200,
-                    json!({
-                        "status": "ok",
-                        // How many files, not their paths: anyone who reaches the port may ask.
-                        // Rejected reloads are counted; their reasons (which name the files)
-                        // go to the server's log.
-                        "snapshot": {
-                            "files": snapshot.files(),
-                            "objects": current.cluster.objects.len(),
-                            "generation": current.generation,
-                            "ageSeconds": current.age.as_secs(),
-                            "settling": current.settling,
-                            "rejectedReloads": current.rejections,
-                        },
-                    }),
-                )
-            }
-            Origin::Live(watched) => {
-                let view = watched.view();
-                let unsynced: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
-                (
-                    200,
-                    json!({
-                        "status": if view.synced() { "ok" } else { "syncing" },
-                        "cluster": {
-                            "server": watched.server,
-                            "context": watched.context,
-                            "synced": view.synced(),
-                            "unsynced": unsynced,
-                            "objects": view.len(),
-                            "events": view.events,
-                            "relists": view.relists,
-                            "watchErrors": view.errors,
-                            "lastError": view.last_error,
-                            "secondsSinceEvent": view.since_event.map(|d| d.as_secs_f64()),
-                        },
-                    }),
-                )
-            }
         }
     }
 
