@@ -573,7 +573,9 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
             "name": "placement.spreadlab.dev",
             "clientConfig": {"url": format!("https://127.0.0.1:{}/validate", serving.port), "caBundle": ca},
             "rules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-                       "resources": ["deployments", "statefulsets", "replicasets"]}],
+                       "resources": ["deployments", "statefulsets", "replicasets"]},
+                      {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                       "resources": ["pods"]}],
             "failurePolicy": "Fail",
             "sideEffects": "None",
             "admissionReviewVersions": ["v1"],
@@ -603,6 +605,21 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
     assert!(
         denial.contains(&reason),
         "{denial}\nshould carry the real scheduler's {reason:?}"
+    );
+
+    // A bare Pod no node can hold: refused with NodeResourcesFit's reason (`Insufficient cpu`,
+    // pkg/scheduler/framework/plugins/noderesources/fit.go).
+    let pod = json!({"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": "huge", "namespace": "default"},
+                     "spec": {"containers": [{"name": "c", "image": "busybox",
+                                              "resources": {"requests": {"cpu": "1000"}}}]}});
+    let denial = server
+        .try_create(&pod)
+        .expect_err("a Pod that fits no node was admitted");
+    assert!(
+        denial.contains("admission webhook \"placement.spreadlab.dev\" denied the request")
+            && denial.contains("Insufficient cpu"),
+        "{denial}"
     );
 
     // The cluster changes under serve: the first scenario's nodes and pods go, the second's come.
