@@ -888,3 +888,73 @@ fn sigterm_makes_it_unready_then_it_exits_cleanly() {
     );
     assert!(server.log.lock().unwrap().contains("shut down"));
 }
+
+/// A renewed certificate written over the files (as cert-manager renews one) is presented from
+/// the next handshake on, without a restart; a half-written renewal (a key that does not match)
+/// is refused and the current certificate stays.
+#[test]
+fn a_renewed_certificate_is_served_without_a_restart() {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    let server = start(
+        "renewal",
+        &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
+        &[],
+    );
+    // A second CA and its server certificate: a client trusting only it can connect once the
+    // server presents the renewed certificate.
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let key = KeyPair::generate().unwrap();
+    let renewed = CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&key, &issuer)
+        .unwrap();
+    let handshake = |trusted: &rcgen::Certificate| {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(trusted.der().clone()).unwrap();
+        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let mut connection =
+            ClientConnection::new(Arc::new(config), ServerName::try_from("localhost").unwrap())
+                .unwrap();
+        let mut socket = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+        let mut ok = true;
+        while connection.is_handshaking() {
+            if connection.complete_io(&mut socket).is_err() {
+                ok = false;
+                break;
+            }
+        }
+        ok
+    };
+    assert!(!handshake(&ca), "the new CA is trusted before the renewal");
+
+    // Half-written: the new certificate beside the old key. Refused; the old one still serves.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(server.dir.join("tls.crt"), renewed.pem()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(request(&server, "GET", "/healthz", b"").0, 200);
+    assert!(!handshake(&ca));
+
+    std::fs::write(server.dir.join("tls.key"), key.serialize_pem()).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !handshake(&ca) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the renewed certificate was not served within 5 s; log:\n{}",
+            server.log.lock().unwrap()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let log = server.log.lock().unwrap().clone();
+    assert!(log.contains("certificate not replaced"), "{log}");
+    assert!(log.contains("read again"), "{log}");
+}

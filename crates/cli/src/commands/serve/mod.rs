@@ -48,8 +48,6 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use rustls::ServerConfig;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// Largest request head (request line and headers).
 const MAX_HEAD: usize = 16 * 1024;
@@ -137,23 +135,19 @@ pub(super) fn log(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "spreadlab serve: {line}");
 }
 
-/// The TLS 1.3-only server configuration for the PEM certificate chain and key.
-pub fn tls_config(cert: &PathBuf, key: &PathBuf) -> Result<Arc<ServerConfig>, String> {
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
-        .map_err(|e| format!("{}: {e}", cert.display()))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("{}: {e}", cert.display()))?;
-    if chain.is_empty() {
-        return Err(format!("{}: no PEM certificate", cert.display()));
-    }
-    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| format!("{}: {e}", key.display()))?;
+/// The TLS 1.3-only server configuration for the PEM certificate chain and key, read again when
+/// the files change ([`certificate::Reloading`]).
+pub fn tls_config(
+    cert: &std::path::Path,
+    key: &std::path::Path,
+) -> Result<Arc<ServerConfig>, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let resolver = certificate::Reloading::new(cert, key, Arc::clone(&provider))?;
     let config = ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(|e| format!("TLS: {e}"))?
         .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .map_err(|e| format!("{}: {e}", cert.display()))?;
+        .with_cert_resolver(Arc::new(resolver));
     Ok(Arc::new(config))
 }
 
@@ -279,6 +273,7 @@ fn shut_down_on_signal(
     Ok(())
 }
 
+mod certificate;
 mod connection;
 mod metrics;
 mod origin;
