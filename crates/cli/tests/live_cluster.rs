@@ -209,8 +209,9 @@ fn a_cluster_read_through_its_api_server_answers_as_its_files() {
     }
 }
 
-/// A user RBAC grants nothing is refused with the kind and the verb it lacks; bound to
-/// `policies/rbac/spreadlab-reader.yaml`, the same user reads everything.
+/// A user RBAC grants nothing is refused with the kind and the verb it lacks, and `serve` watching
+/// as that user stays unready (503, the watch's 403 in `/healthz`); bound to
+/// `policies/rbac/spreadlab-reader.yaml`, the same user reads everything and `serve` becomes ready.
 #[test]
 fn rbac_denial_names_the_kind_and_verb_and_the_reader_role_grants_every_kind() {
     let Some(harness) = harness() else { return };
@@ -240,6 +241,39 @@ fn rbac_denial_names_the_kind_and_verb_and_the_reader_role_grants_every_kind() {
         stderr.contains("policies/rbac/spreadlab-reader.yaml"),
         "{stderr}"
     );
+    // serve watching as the viewer: never synced, so not ready and no decision, with the watch's
+    // 403 in /healthz.
+    let serving = serve(
+        server_dir("live-serve", "rbac"),
+        &["--kubeconfig", viewer.to_str().unwrap()],
+    );
+    let started = Instant::now();
+    let health = loop {
+        let (_, health) = request(&serving, "GET", "/healthz", b"");
+        if health["cluster"]["lastError"]
+            .as_str()
+            .is_some_and(|e| e.contains("403"))
+        {
+            break health;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no 403 in {health}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(health["cluster"]["synced"], false, "{health}");
+    let (status, ready) = request(&serving, "GET", "/readyz", b"");
+    assert_eq!(status, 503, "{ready}");
+    assert!(
+        ready["error"].as_str().unwrap().contains("not synced yet"),
+        "{ready}"
+    );
+    let body = json!({"object": objects(&workload).remove(0)}).to_string();
+    assert_eq!(
+        request(&serving, "POST", "/validate", body.as_bytes()).0,
+        503
+    );
 
     let mut grant = objects(&repo().join("policies/rbac/spreadlab-reader.yaml"));
     grant.push(serde_json::json!({
@@ -263,6 +297,16 @@ fn rbac_denial_names_the_kind_and_verb_and_the_reader_role_grants_every_kind() {
             text(&output.stderr)
         );
         std::thread::sleep(Duration::from_millis(250));
+    }
+    // The same grant lets the watching serve list everything: ready (its backoff is at most 5 s).
+    let started = Instant::now();
+    while request(&serving, "GET", "/readyz", b"").0 != 200 {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "serve did not sync once granted: {}",
+            request(&serving, "GET", "/healthz", b"").1
+        );
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
