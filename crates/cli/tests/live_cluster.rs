@@ -396,6 +396,83 @@ fn serve_keeps_watching_across_an_api_server_restart() {
     });
 }
 
+/// A pod bound elsewhere changes the spread counts of the next decision. Node `a` (zone-a) has
+/// room; node `b` (zone-b) has a 7-cpu pod on its 8 cpus. One 2-cpu replica with a hard zone
+/// spread (maxSkew 1) on `app: x` fits on `a` while no `app: x` pod runs (skew 1 - 0 = 1). Once
+/// another controller's `app: x` pod is bound on `a`, placing there gives zone-a 2 against zone-b 0: skew 2 > 1, so
+/// PodTopologySpread's filter refuses `a` (`node(s) didn't match pod topology spread
+/// constraints`, podtopologyspread/filtering.go; zone-b still counts, its node is eligible
+/// whatever its free cpu) and NodeResourcesFit refuses `b` (`Insufficient cpu`).
+#[test]
+fn a_pod_bound_elsewhere_changes_the_next_decisions_spread_counts() {
+    let Some(harness) = harness() else { return };
+    let server = ApiServer::start(&harness, "spread");
+    let node = |name: &str, zone: &str| {
+        json!({"apiVersion": "v1", "kind": "Node",
+               "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}},
+               "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                          "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"}}})
+    };
+    let pod = |name: &str, node: &str, app: &str, cpu: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": "default", "labels": {"app": app}},
+               "spec": {"nodeName": node, "containers": [{"name": "c", "image": "busybox",
+                        "resources": {"requests": {"cpu": cpu}}}]}})
+    };
+    server.create(&[
+        node("a", "zone-a"),
+        node("b", "zone-b"),
+        pod("filler", "b", "filler", "7"),
+    ]);
+    let admin = server.kubeconfig("admin");
+    let serving = serve(
+        server_dir("live-serve", "spread"),
+        &["--kubeconfig", admin.to_str().unwrap()],
+    );
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "x", "namespace": "default"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "x"}},
+                 "template": {"metadata": {"labels": {"app": "x"}},
+                              "spec": {"containers": [{"name": "c", "image": "busybox",
+                                                       "resources": {"requests": {"cpu": "2"}}}],
+                                       "topologySpreadConstraints": [{"maxSkew": 1,
+                                           "topologyKey": "topology.kubernetes.io/zone",
+                                           "whenUnsatisfiable": "DoNotSchedule",
+                                           "labelSelector": {"matchLabels": {"app": "x"}}}]}}}});
+    let body = json!({"object": deployment}).to_string();
+    let decide = || request(&serving, "POST", "/validate", body.as_bytes());
+    let started = Instant::now();
+    while decide().0 != 200 || decide().1["allowed"] != true {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{}",
+            decide().1
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Owned by another controller: counted by the constraint's selector, but not a replica the
+    // Deployment would adopt (an orphan matching its selector would be, as the ReplicaSet
+    // controller adopts orphans, and then nothing would be placed at all).
+    let mut other = pod("x-other", "a", "x", "1");
+    other["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "name": "other", "uid": "0e8f6a52-5d43-4c1b-9f3e-6a2b7c1d9e40", "controller": true}]);
+    server.create(&[other]);
+    let expected = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread constraints";
+    let started = Instant::now();
+    loop {
+        let (_, answer) = decide();
+        if answer["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(expected))
+        {
+            assert_eq!(answer["allowed"], false, "{answer}");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "{answer}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// `policies/webhook/`: the real API server accepts every object of the webhook's manifests
 /// (schema, validation, admission), and its RBAC (the reader ClusterRole bound to serve's
 /// ServiceAccount) lets serve list and watch every kind it reads, as the API server's own
