@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use apiserver::{ApiServer, harness};
 use base64::Engine as _;
 use serde_json::{Value, json};
-use support::serve::{request, request_text, serve, server_dir};
+use support::serve::{Server, request, request_text, serve, server_dir};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -332,23 +332,11 @@ fn serve_keeps_watching_across_an_api_server_restart() {
         .next()
         .unwrap()
         .to_owned();
-    let plain = |object: &Value| {
-        let body = json!({"object": object});
-        request(&serving, "POST", "/validate", body.to_string().as_bytes()).1
-    };
     let wait_until = |what: &str, check: &mut dyn FnMut() -> bool| {
-        let started = Instant::now();
-        while !check() {
-            assert!(
-                started.elapsed() < Duration::from_secs(90),
-                "{what}: not within 90 s; serve's log:\n{}",
-                serving.log.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_for(&serving, Duration::from_secs(90), what, check)
     };
     wait_until("the first decision", &mut || {
-        plain(&workload)["message"]
+        plain(&serving, &workload)["message"]
             .as_str()
             .is_some_and(|m| m.contains(&reason))
     });
@@ -375,7 +363,7 @@ fn serve_keeps_watching_across_an_api_server_restart() {
     server.create(&objects(&scenario(fits, "cluster.yaml")));
     let workload = objects(&scenario(fits, "workload.yaml")).remove(0);
     wait_until("the changes after the restart", &mut || {
-        plain(&workload)["allowed"] == true
+        plain(&serving, &workload)["allowed"] == true
     });
     let (_, after) = request(&serving, "GET", "/healthz", b"");
     eprintln!(
@@ -618,6 +606,26 @@ fn an_unreachable_server_is_a_clear_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// serve's plain JSON answer (`/validate` with `{"object"}`) for `object`.
+fn plain(serving: &Server, object: &Value) -> Value {
+    let body = json!({"object": object});
+    request(serving, "POST", "/validate", body.to_string().as_bytes()).1
+}
+
+/// Polls `check` every 100 ms until it holds; fails after `limit` with serve's log.
+fn wait_for(serving: &Server, limit: Duration, what: &str, check: &mut dyn FnMut() -> bool) {
+    let started = Instant::now();
+    while !check() {
+        assert!(
+            started.elapsed() < limit,
+            "{what}: not within {} s; serve's log:\n{}",
+            limit.as_secs(),
+            serving.log.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The Pending messages the real scheduler of the default release (1.37, what `serve` mirrors
 /// without `--kubernetes-version`) gave on a seed scenario.
 fn pending_messages(id: &str) -> Vec<String> {
@@ -645,15 +653,7 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
         &["--kubeconfig", admin.to_str().unwrap()],
     );
     let wait_until = |what: &str, check: &mut dyn FnMut() -> bool| {
-        let started = Instant::now();
-        while !check() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "{what}: not within 60 s; serve's log:\n{}",
-                serving.log.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_for(&serving, Duration::from_secs(60), what, check)
     };
     wait_until("/readyz", &mut || {
         request(&serving, "GET", "/readyz", b"").0 == 200
@@ -667,12 +667,8 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
     let expected = pending_messages(full);
     assert_eq!(expected.len(), 1);
     let reason = expected[0].split(" preemption:").next().unwrap().to_owned();
-    let plain = |object: &Value| {
-        let body = json!({"object": object});
-        request(&serving, "POST", "/validate", body.to_string().as_bytes()).1
-    };
     wait_until("the cluster's events applied", &mut || {
-        plain(&workload)["message"]
+        plain(&serving, &workload)["message"]
             .as_str()
             .is_some_and(|m| m.contains(&reason))
     });
@@ -755,7 +751,7 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
     server.create(&objects(&scenario(fits, "cluster.yaml")));
     let workload = objects(&scenario(fits, "workload.yaml")).remove(0);
     wait_until("the second scenario's events applied", &mut || {
-        plain(&workload)["allowed"] == true
+        plain(&serving, &workload)["allowed"] == true
     });
     server.try_create(&workload).unwrap_or_else(|denial| {
         panic!("a Deployment the scheduler places whole was refused: {denial}")
@@ -771,7 +767,7 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
         server.patch(node, taint.clone());
     }
     wait_until("the taints' events applied", &mut || {
-        plain(&workload)["message"]
+        plain(&serving, &workload)["message"]
             .as_str()
             .is_some_and(|m| m.contains("3 node(s) had untolerated taint(s)"))
     });

@@ -20,6 +20,15 @@ pub use slim::slim;
 use spreadlab_k8s::Source;
 pub use watch::{Objects, View, Watched};
 
+/// A `v1` `List` of borrowed items, as the loader reads one.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct List<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    items: &'a [serde_json::Value],
+}
+
 impl ClusterRead {
     /// Objects read, every kind together.
     pub fn objects(&self) -> usize {
@@ -38,12 +47,13 @@ impl ClusterRead {
                     page.kind.path(),
                     page.number
                 ),
-                text: serde_json::json!({
-                    "apiVersion": "v1",
-                    "kind": "List",
-                    "items": page.items,
+                // Written from the page's items in place (no copy of them first).
+                text: serde_json::to_string(&List {
+                    api_version: "v1",
+                    kind: "List",
+                    items: &page.items,
                 })
-                .to_string(),
+                .expect("JSON values always serialise"),
             })
             .collect()
     }

@@ -115,21 +115,9 @@ impl Cluster {
             .enable_all()
             .build()
             .map_err(|e| ReadError::Config(format!("cannot start the client's runtime: {e}")))?;
-        let (mut config, context) = runtime.block_on(config_for(target))?;
-        config.connect_timeout = Some(Duration::from_secs(10));
-        config.read_timeout = Some(Duration::from_secs(120));
-        let server = config.cluster_url.to_string();
-        let server = server.strip_suffix('/').unwrap_or(&server).to_owned();
-        // The client's service spawns its worker on the runtime it is made in.
-        let client = {
-            let _guard = runtime.enter();
-            Client::try_from(config).map_err(|e| {
-                ReadError::Config(format!(
-                    "context \"{context}\" ({server}): {}",
-                    crate::error::chain(&e)
-                ))
-            })?
-        };
+        // Made inside the runtime: the client's service spawns its worker there.
+        let (client, server, context) =
+            runtime.block_on(client_for(target, Some(Duration::from_secs(120))))?;
         Ok(Cluster {
             client,
             chunk_size: target.chunk_size,
@@ -259,8 +247,31 @@ impl Cluster {
     }
 }
 
+/// A client for the cluster `target` names, with the server's URL and the context's name: 10 s
+/// to connect, and `read_timeout` per read (`None`: kube-rs's, which outlasts a watch's own
+/// server-side timeout). Called inside a Tokio runtime.
+pub(crate) async fn client_for(
+    target: &Target,
+    read_timeout: Option<Duration>,
+) -> Result<(Client, String, String), ReadError> {
+    let (mut config, context) = config_for(target).await?;
+    config.connect_timeout = Some(Duration::from_secs(10));
+    if read_timeout.is_some() {
+        config.read_timeout = read_timeout;
+    }
+    let server = config.cluster_url.to_string();
+    let server = server.strip_suffix('/').unwrap_or(&server).to_owned();
+    let client = Client::try_from(config).map_err(|e| {
+        ReadError::Config(format!(
+            "context \"{context}\" ({server}): {}",
+            crate::error::chain(&e)
+        ))
+    })?;
+    Ok((client, server, context))
+}
+
 /// The client configuration and the context's name.
-pub(crate) async fn config_for(target: &Target) -> Result<(Config, String), ReadError> {
+async fn config_for(target: &Target) -> Result<(Config, String), ReadError> {
     if target.in_cluster {
         let config = Config::incluster().map_err(|e| {
             ReadError::Config(format!(

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::error::ReadError;
 use crate::kinds::Kind;
-use crate::read::{Target, config_for};
+use crate::read::{Target, client_for};
 use crate::slim::slim;
 
 /// The objects of one kind, by `namespace/name`.
@@ -78,8 +78,7 @@ impl View {
     }
 
     /// The objects of `kind` (`Pod`), in `namespace/name` order.
-    pub fn objects<'a>(&'a self, kind: &str) -> impl Iterator<Item = &'a Value> + 'a {
-        let kind = kind.to_owned();
+    pub fn objects<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
         self.kinds
             .iter()
             .filter(move |(k, _)| k.kind == kind)
@@ -137,22 +136,10 @@ impl Watched {
                     }
                 };
                 runtime.block_on(async move {
-                    let (config, context) = match config_for(&target).await {
+                    let (client, server, context) = match client_for(&target, None).await {
                         Ok(found) => found,
                         Err(error) => {
                             let _ = ready.send(Err(error));
-                            return;
-                        }
-                    };
-                    let server = config.cluster_url.to_string();
-                    let server = server.strip_suffix('/').unwrap_or(&server).to_owned();
-                    let client = match Client::try_from(config) {
-                        Ok(client) => client,
-                        Err(e) => {
-                            let _ = ready.send(Err(ReadError::Config(format!(
-                                "context \"{context}\" ({server}): {}",
-                                crate::error::chain(&e)
-                            ))));
                             return;
                         }
                     };

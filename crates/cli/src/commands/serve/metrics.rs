@@ -62,65 +62,66 @@ pub struct ClusterGauges {
 
 impl Default for Metrics {
     fn default() -> Self {
-        let mut registry = Registry::with_prefix("spreadlab");
-        let decisions = Family::<DecisionLabels, Counter>::default();
-        registry.register(
-            "decisions",
-            "Decisions by endpoint and verdict (allowed, denied, error, unavailable)",
-            decisions.clone(),
-        );
-        let latency =
-            Family::<EndpointLabels, Histogram>::new_with_constructor(|| Histogram::new(BUCKETS));
-        registry.register(
-            "decision_duration_seconds",
-            "Time to answer a decision request",
-            latency.clone(),
-        );
         let metrics = Metrics {
-            decisions,
-            latency,
+            registry: Mutex::new(Registry::with_prefix("spreadlab")),
+            decisions: Family::default(),
+            latency: Family::new_with_constructor(|| Histogram::new(BUCKETS)),
             watch_events: Gauge::default(),
             watch_relists: Gauge::default(),
             watch_errors: Gauge::default(),
             objects: Gauge::default(),
             synced: Gauge::default(),
             cache_age: Gauge::default(),
-            registry: Mutex::new(Registry::default()),
         };
-        registry.register(
-            "watch_events",
-            "Watch events applied to the in-memory cluster (list items included)",
-            metrics.watch_events.clone(),
-        );
-        registry.register(
-            "watch_relists",
-            "Lists after a kind's first one (a watch that could not resume)",
-            metrics.watch_relists.clone(),
-        );
-        registry.register(
-            "watch_errors",
-            "Watch errors (each retried with backoff)",
-            metrics.watch_errors.clone(),
-        );
-        registry.register(
-            "cluster_objects",
-            "Objects of the cluster answers are computed from",
-            metrics.objects.clone(),
-        );
-        registry.register(
-            "cluster_synced",
-            "1 once every kind is listed (answers are about the cluster), else 0",
-            metrics.synced.clone(),
-        );
-        registry.register(
-            "cluster_age_seconds",
-            "Seconds since the last watch event, or since the snapshot files were read",
-            metrics.cache_age.clone(),
-        );
-        Metrics {
-            registry: Mutex::new(registry),
-            ..metrics
+        {
+            // Each registered metric is a handle on the same value as the struct's field.
+            let mut registry = metrics.registry.lock().unwrap_or_else(|e| e.into_inner());
+            registry.register(
+                "decisions",
+                "Decisions by endpoint and verdict (allowed, denied, error, unavailable, timeout, busy)",
+                metrics.decisions.clone(),
+            );
+            registry.register(
+                "decision_duration_seconds",
+                "Time to answer a decision request",
+                metrics.latency.clone(),
+            );
+            for (name, help, gauge) in [
+                (
+                    "watch_events",
+                    "Watch events applied to the in-memory cluster (list items included)",
+                    &metrics.watch_events,
+                ),
+                (
+                    "watch_relists",
+                    "Lists after a kind's first one (a watch that could not resume)",
+                    &metrics.watch_relists,
+                ),
+                (
+                    "watch_errors",
+                    "Watch errors (each retried with backoff)",
+                    &metrics.watch_errors,
+                ),
+                (
+                    "cluster_objects",
+                    "Objects of the cluster answers are computed from",
+                    &metrics.objects,
+                ),
+                (
+                    "cluster_synced",
+                    "1 once every kind is listed (answers are about the cluster), else 0",
+                    &metrics.synced,
+                ),
+            ] {
+                registry.register(name, help, gauge.clone());
+            }
+            registry.register(
+                "cluster_age_seconds",
+                "Seconds since the last watch event, or since the snapshot files were read",
+                metrics.cache_age.clone(),
+            );
         }
+        metrics
     }
 }
 

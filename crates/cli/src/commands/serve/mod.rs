@@ -43,7 +43,7 @@
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -192,12 +192,23 @@ pub fn run(config: &Config) -> Result<(), String> {
             .map_err(|e| format!("cannot start the overflow thread: {e}"))?;
     }
     let clients = Arc::new(Clients::default());
-    shut_down_on_signal(Arc::clone(&service), Arc::clone(&active), config)?;
+    let draining = Arc::new(AtomicBool::new(false));
+    shut_down_on_signal(
+        Arc::clone(&service),
+        Arc::clone(&active),
+        Arc::clone(&draining),
+        config,
+    )?;
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         let Ok(peer) = stream.peer_addr() else {
             continue;
         };
+        if draining.load(Ordering::SeqCst) {
+            // Shutting down: answered 503 as a connection past the limits is.
+            let _ = overflow.try_send(stream);
+            continue;
+        }
         let admitted = active.fetch_add(1, Ordering::SeqCst) < config.max_connections
             && clients.enter(peer.ip(), config.max_connections_per_client);
         if !admitted {
@@ -238,6 +249,7 @@ pub fn run(config: &Config) -> Result<(), String> {
 fn shut_down_on_signal(
     service: Arc<Service>,
     active: Arc<AtomicUsize>,
+    draining: Arc<AtomicBool>,
     config: &Config,
 ) -> Result<(), String> {
     let mut signals = signal_hook::iterator::Signals::new([
@@ -257,12 +269,10 @@ fn shut_down_on_signal(
                 ));
                 service.begin_shutdown();
                 std::thread::sleep(delay);
-                // Connections accepted from now on are over the limit and answered 503.
-                active.fetch_add(usize::MAX / 2, Ordering::SeqCst);
+                // Connections accepted from now on are answered 503.
+                draining.store(true, Ordering::SeqCst);
                 let deadline = std::time::Instant::now() + drain;
-                while active.load(Ordering::SeqCst) > usize::MAX / 2
-                    && std::time::Instant::now() < deadline
-                {
+                while active.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 log("shut down");

@@ -163,6 +163,9 @@ impl Service {
     pub fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Vec<u8>) -> Answer {
         let arrived = std::time::Instant::now();
         let decision = method == "POST";
+        // The path without its query, and its name on `/metrics`.
+        let route = path.split('?').next().unwrap_or(path);
+        let endpoint = route.trim_start_matches('/');
         if decision {
             let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
             let (mut running, waited) = self
@@ -172,11 +175,6 @@ impl Service {
                 })
                 .unwrap_or_else(|e| e.into_inner());
             if waited.timed_out() && *running >= self.max_decisions {
-                let endpoint = path
-                    .split('?')
-                    .next()
-                    .unwrap_or(path)
-                    .trim_start_matches('/');
                 self.metrics.verdict(endpoint, "busy");
                 return (
                     503,
@@ -221,13 +219,8 @@ impl Service {
                     "the decision took longer than {} ms (--eval-timeout)",
                     self.eval_timeout.as_millis()
                 );
-                let endpoint = path
-                    .split('?')
-                    .next()
-                    .unwrap_or(path)
-                    .trim_start_matches('/');
                 self.metrics.verdict(endpoint, "timeout");
-                if path.split('?').next() == Some("/gatekeeper") {
+                if route == "/gatekeeper" {
                     (
                         200,
                         json!({
