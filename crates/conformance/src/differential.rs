@@ -520,4 +520,64 @@ mod tests {
             assert!(mismatches.is_empty(), "seed {seed}: {}", mismatches[0]);
         }
     }
+
+    /// A snapshot rolled back after a what-if placement (the admission policy's shared
+    /// snapshot, `Snapshot::rollback`) schedules every generated scenario exactly as a fresh
+    /// one: same decisions with every detail, same pods on every node in the same order. The
+    /// fresh decisions are the ones the oracle runs judge.
+    #[test]
+    fn a_rolled_back_snapshot_schedules_as_a_fresh_one() {
+        use spreadlab_engine::framework::Snapshot;
+        let seeds = std::env::var("SPREADLAB_ROLLBACK_SEEDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300u64);
+        let (mut rolled_back, mut refused) = (0, 0);
+        for seed in 0..seeds {
+            let scenario = crate::generate::scenario(seed);
+            let prepared = prepare(&scenario).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let options = Options {
+                detail: Detail::All,
+                ..Options::for_version(prepared.version)
+            };
+            let fresh = scheduler::simulate(&prepared.cluster, &prepared.pods, &options);
+            let (mut snapshot, _) = Snapshot::new(&prepared.cluster, prepared.version);
+            // Another placement first: the same pods under other names, last first.
+            let what_if: Vec<_> = prepared
+                .pods
+                .iter()
+                .rev()
+                .map(|pod| {
+                    let mut pod = pod.clone();
+                    pod.name = format!("{}-what-if", pod.name);
+                    pod
+                })
+                .collect();
+            let mark = snapshot.mark();
+            let tried = scheduler::simulate_on(&mut snapshot, &what_if, &options);
+            if !snapshot.rollback(mark) {
+                // Only preemption takes a pod that was there off its node (its victims, and
+                // the dry runs of a cycle that failed).
+                assert!(
+                    tried.iter().any(|d| d.message.is_some()),
+                    "seed {seed}: rollback refused though every pod fit"
+                );
+                refused += 1;
+                continue;
+            }
+            rolled_back += 1;
+            let again = scheduler::simulate_on(&mut snapshot, &prepared.pods, &options);
+            assert_eq!(again, fresh.decisions, "seed {seed}");
+            for (node, (ours, theirs)) in
+                snapshot.nodes.iter().zip(&fresh.snapshot.nodes).enumerate()
+            {
+                assert_eq!(ours.pods, theirs.pods, "seed {seed}: pods of node {node}");
+                assert_eq!(ours.requested, theirs.requested, "seed {seed}: node {node}");
+            }
+        }
+        assert!(
+            rolled_back > seeds / 2,
+            "{rolled_back} rolled back, {refused} refused"
+        );
+    }
 }

@@ -3,7 +3,6 @@
 //! topology indexes, nominated pods, namespaces, Services, controllers and PDBs.
 
 use alloc::collections::{BTreeMap, BTreeSet};
-use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -50,7 +49,7 @@ pub struct Snapshot {
     /// (`countPodsMatchSelector`), kept up to date on bind and removal.
     match_counts: RefCell<BTreeMap<String, BTreeMap<Selector, Vec<u32>>>>,
     /// Topology indexes by key, built on first use (node labels do not change during a simulation).
-    topology_indexes: RefCell<BTreeMap<String, Rc<TopologyIndex>>>,
+    topology_indexes: RefCell<BTreeMap<String, Arc<TopologyIndex>>>,
     /// Per node: bumped whenever a pod arrives on or leaves the node.
     pub node_generation: Vec<u64>,
     /// Node-local plugin results for the pod signature last scheduled (see `cache::NodeLocalCache`).
@@ -64,8 +63,31 @@ pub struct Snapshot {
     /// (see `node_tree`); it moves on by the nodes each pass processed.
     pub next_start_node_index: usize,
     /// The node tree order (`node_tree::tree_order`), built on first use.
-    node_tree: RefCell<Option<Rc<Vec<usize>>>>,
+    node_tree: RefCell<Option<Arc<Vec<usize>>>>,
+    /// Pods below this arena id were there at the last [`Snapshot::mark`].
+    guard: PodId,
+    /// How many times one of those pods left its node ([`Snapshot::remove`], which a dry run's
+    /// detaching and marking terminating also go through; a nominated pod's check-long visit
+    /// leaves it as it found it and is not counted): [`Snapshot::rollback`] refuses when any did.
+    breaches: u64,
 }
+
+/// Where a snapshot stood, for [`Snapshot::rollback`]: what binding, nominating and the queue
+/// change, and how long the lists a caller may extend were.
+#[derive(Clone, Debug)]
+pub struct Mark {
+    pods: usize,
+    breaches: u64,
+    nominated: Vec<NominatedPod>,
+    next_start_node_index: usize,
+    storage: Arc<crate::model::Storage>,
+    controllers: usize,
+    topology_keys: usize,
+}
+
+/// Most topology indexes a snapshot keeps across rollbacks (each is a value per node): keys
+/// only an evaluated-then-rolled-back pod used are dropped beyond it.
+const TOPOLOGY_INDEX_LIMIT: usize = 64;
 
 /// A Pending pod nominated to a node by preemption (`status.nominatedNodeName`).
 #[derive(Clone, Debug)]
@@ -156,6 +178,8 @@ impl Snapshot {
             nominated: Vec::new(),
             next_start_node_index: 0,
             node_tree: RefCell::new(None),
+            guard: 0,
+            breaches: 0,
         };
         for node in &cluster.nodes {
             snapshot.add_node(node.clone());
@@ -254,6 +278,8 @@ impl Snapshot {
             nominated: Vec::new(),
             next_start_node_index: 0,
             node_tree: RefCell::new(None),
+            guard: 0,
+            breaches: 0,
         }
     }
 
@@ -287,10 +313,10 @@ impl Snapshot {
     }
 
     /// The nodes in the scheduler cache's node tree order (`node_tree::tree_order`).
-    pub fn node_tree(&self) -> Rc<Vec<usize>> {
+    pub fn node_tree(&self) -> Arc<Vec<usize>> {
         self.node_tree
             .borrow_mut()
-            .get_or_insert_with(|| Rc::new(super::node_tree::tree_order(&self.nodes)))
+            .get_or_insert_with(|| Arc::new(super::node_tree::tree_order(&self.nodes)))
             .clone()
     }
 
@@ -375,6 +401,9 @@ impl Snapshot {
     /// Removes a pod from the cluster (deleted, evicted or preempted) and returns it.
     pub fn remove(&mut self, id: PodId) -> Option<PodInfo> {
         let info = self.pods.get_mut(id)?.take()?;
+        if id < self.guard && !self.nominated.iter().any(|n| n.id == id) {
+            self.breaches += 1;
+        }
         let node = self.pod_node[id];
         self.update_match_counts(&info.pod, node, -1);
         self.node_generation[node] += 1;
@@ -414,6 +443,49 @@ impl Snapshot {
             self.n_nodes_with_required_anti_affinity_pods += 1;
         }
         self.pods[id] = Some(info);
+    }
+
+    /// Where the snapshot stands now, for [`Snapshot::rollback`] (one mark at a time: a new mark
+    /// replaces the last).
+    pub fn mark(&mut self) -> Mark {
+        self.guard = self.pods.len();
+        Mark {
+            pods: self.pods.len(),
+            breaches: self.breaches,
+            nominated: self.nominated.clone(),
+            next_start_node_index: self.next_start_node_index,
+            storage: self.storage.clone(),
+            controllers: self.controllers.len(),
+            topology_keys: self.topology_indexes.borrow().len(),
+        }
+    }
+
+    /// Undoes everything since `mark` when only new pods were bound or nominated since (a what-if
+    /// placement on a shared snapshot, e.g. the admission policy's): the new pods leave their
+    /// nodes last first, so every node lists its pods in the order it did (upstream's
+    /// `removeFromSlice` moves the last pod, which is then the one leaving); the arena, the
+    /// nominator, the queue's start index, storage and controllers added since are restored.
+    /// Node generations move on, so every cache keyed by them stays exact. Returns `false`, with
+    /// the snapshot left as it is, when a pod present at the mark left a node since (a
+    /// preemption victim, a dry run): the caller rebuilds the snapshot then.
+    pub fn rollback(&mut self, mark: Mark) -> bool {
+        if self.breaches != mark.breaches || self.pods.len() < mark.pods {
+            return false;
+        }
+        for id in (mark.pods..self.pods.len()).rev() {
+            self.remove(id);
+        }
+        self.pods.truncate(mark.pods);
+        self.pod_node.truncate(mark.pods);
+        self.nominated = mark.nominated;
+        self.next_start_node_index = mark.next_start_node_index;
+        self.storage = mark.storage;
+        self.controllers.truncate(mark.controllers);
+        let indexes = self.topology_indexes.get_mut();
+        if indexes.len() > mark.topology_keys.max(TOPOLOGY_INDEX_LIMIT) {
+            indexes.clear();
+        }
+        true
     }
 
     /// Marks a bound pod as terminating (its deletion started): it keeps its resources and ports
@@ -476,14 +548,14 @@ impl Snapshot {
     }
 
     /// The values of a topology key on every node (cached).
-    pub fn topology_index(&self, key: &str) -> Rc<TopologyIndex> {
+    pub fn topology_index(&self, key: &str) -> Arc<TopologyIndex> {
         if let Some(index) = self.topology_indexes.borrow().get(key) {
-            return Rc::clone(index);
+            return Arc::clone(index);
         }
-        let index = Rc::new(TopologyIndex::build(&self.nodes, key));
+        let index = Arc::new(TopologyIndex::build(&self.nodes, key));
         self.topology_indexes
             .borrow_mut()
-            .insert(String::from(key), Rc::clone(&index));
+            .insert(String::from(key), Arc::clone(&index));
         index
     }
 
@@ -495,5 +567,15 @@ impl Snapshot {
     /// The labels of a namespace, if the Namespace object is known.
     pub fn namespace_labels(&self, namespace: &str) -> Option<&Labels> {
         self.namespaces.get(namespace)
+    }
+}
+
+#[cfg(test)]
+mod send_tests {
+    /// A snapshot moves between threads (a service keeps one for many decisions).
+    #[test]
+    fn a_snapshot_is_send() {
+        fn send<T: Send>() {}
+        send::<super::Snapshot>();
     }
 }

@@ -4,8 +4,8 @@
 //! the snapshot's [`TopologyIndex`] for that key, so Filter does no string work per node.
 
 use alloc::collections::BTreeMap;
-use alloc::rc::Rc;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::plugin::merge_term_namespaces;
@@ -20,7 +20,7 @@ use crate::model::{Labels, Pod};
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct KeyCounts {
     key: String,
-    index: Rc<TopologyIndex>,
+    index: Arc<TopologyIndex>,
     counts: Vec<i64>,
     non_zero: usize,
 }

@@ -5,8 +5,8 @@
 //! resolved once in PreFilter so that Filter does no label lookups.
 
 use alloc::collections::BTreeMap;
-use alloc::rc::Rc;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::common::{
@@ -66,7 +66,7 @@ impl CriticalPaths {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DomainTable {
     /// The topology key's values on the nodes.
-    pub index: Rc<TopologyIndex>,
+    pub index: Arc<TopologyIndex>,
     /// Matching pods per value (0 for values with no eligible node).
     pub counts: Vec<i64>,
     /// Whether the value is a key of `TpValueToMatchNum` (seen on an eligible node).
@@ -192,7 +192,7 @@ pub fn pre_filter(
                 .collect()
         });
         for (table, constraint) in domains.iter_mut().zip(&constraints) {
-            let index = Rc::clone(&table.index);
+            let index = Arc::clone(&table.index);
             snapshot.with_match_counts(&pod.pod.namespace, &constraint.selector, |counts| {
                 for (node, (&value, &count)) in index.node_value.iter().zip(counts).enumerate() {
                     if value == TopologyIndex::NO_VALUE || gate.as_ref().is_some_and(|g| !g[node]) {

@@ -8,7 +8,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use alloc::rc::Rc;
+use alloc::sync::Arc;
 
 use super::common::{
     DefaultingType, InclusionReads, SpreadArgs, SpreadConstraint, get_constraints,
@@ -42,7 +42,7 @@ pub struct PreScoreState {
 /// One constraint's counts by value index (see [`PreScoreState`]).
 #[derive(Clone, Debug, PartialEq)]
 struct Domains {
-    index: Rc<TopologyIndex>,
+    index: Arc<TopologyIndex>,
     /// One slot per value, and a last one for nodes without the key.
     counts: Vec<Option<i64>>,
     /// The slot of nodes without the key: upstream reads their value as `""`, the same domain
@@ -51,7 +51,7 @@ struct Domains {
 }
 
 impl Domains {
-    fn new(index: Rc<TopologyIndex>) -> Domains {
+    fn new(index: Arc<TopologyIndex>) -> Domains {
         let counts = alloc::vec![None; index.values.len() + 1];
         let empty = index
             .values
