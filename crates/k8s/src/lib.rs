@@ -319,6 +319,17 @@ pub enum Object {
 /// index is its document index.
 pub fn load_objects(origin: &str, objects: Vec<Object>, options: &LoadOptions) -> Loaded {
     let mut loader = Loader::new(options);
+    read_objects(&mut loader, origin, objects, options);
+    loader.finish()
+}
+
+/// Hands `objects` to `loader`, each value's index its document index.
+fn read_objects(
+    loader: &mut Loader<'_>,
+    origin: &str,
+    objects: Vec<Object>,
+    options: &LoadOptions,
+) {
     for (index, object) in objects.into_iter().enumerate() {
         let value = match object {
             Object::Pod(pod) => {
@@ -340,5 +351,93 @@ pub fn load_objects(origin: &str, objects: Vec<Object>, options: &LoadOptions) -
         }
         loader.add_document(origin, index, None, value);
     }
-    loader.finish()
+}
+
+/// [`load_objects`] onto a load made before (a cluster read once, many objects judged against
+/// it: the admission policy's decisions): `objects` are read as they would be after the base's
+/// own in one [`load_objects`], and what they add is appended to `base`; [`Loaded::truncate`]
+/// with the returned mark takes it off again. The base must hold no workloads (a cluster read:
+/// its revisions and adoptions are resolved once, at its own load), and its LimitRanges and
+/// RuntimeClasses do not apply to the new objects (a load keeps them only while reading).
+pub fn load_onto(
+    base: &mut Loaded,
+    origin: &str,
+    objects: Vec<Object>,
+    options: &LoadOptions,
+) -> LoadMark {
+    debug_assert!(
+        base.workloads.is_empty(),
+        "load_onto: the base holds workloads"
+    );
+    let mark = base.mark();
+    let mut loader = Loader::new(options);
+    loader.resume(std::mem::take(base));
+    read_objects(&mut loader, origin, objects, options);
+    *base = loader.finish();
+    mark
+}
+
+/// How long each list of a [`Loaded`] was, for [`Loaded::truncate`].
+#[derive(Clone, Debug)]
+pub struct LoadMark {
+    workloads: usize,
+    warnings: usize,
+    errors: usize,
+    hpas: usize,
+    nodes: usize,
+    pods: usize,
+    namespaces: usize,
+    services: usize,
+    controllers: usize,
+    pdbs: usize,
+    storage: std::sync::Arc<spreadlab_engine::model::Storage>,
+}
+
+impl Loaded {
+    /// How long each list is now.
+    pub fn mark(&self) -> LoadMark {
+        let cluster = &self.cluster;
+        LoadMark {
+            workloads: self.workloads.len(),
+            warnings: self.warnings.len(),
+            errors: self.errors.len(),
+            hpas: self.hpas.len(),
+            nodes: cluster.nodes.len(),
+            pods: cluster.pods.len(),
+            namespaces: cluster.namespaces.len(),
+            services: cluster.services.len(),
+            controllers: cluster.controllers.len(),
+            pdbs: cluster.pdbs.len(),
+            storage: cluster.storage.clone(),
+        }
+    }
+
+    /// Takes off what was appended since `mark` ([`load_onto`]).
+    pub fn truncate(&mut self, mark: LoadMark) {
+        self.workloads.truncate(mark.workloads);
+        self.warnings.truncate(mark.warnings);
+        self.errors.truncate(mark.errors);
+        self.hpas.truncate(mark.hpas);
+        let cluster = &mut self.cluster;
+        cluster.nodes.truncate(mark.nodes);
+        cluster.pods.truncate(mark.pods);
+        cluster.namespaces.truncate(mark.namespaces);
+        cluster.services.truncate(mark.services);
+        cluster.controllers.truncate(mark.controllers);
+        cluster.pdbs.truncate(mark.pdbs);
+        cluster.storage = mark.storage;
+    }
+
+    /// The controllers appended since `mark` (a loaded Deployment's ReplicaSet, ...).
+    pub fn controllers_since(&self, mark: &LoadMark) -> &[spreadlab_engine::model::Controller] {
+        self.cluster
+            .controllers
+            .get(mark.controllers..)
+            .unwrap_or_default()
+    }
+
+    /// The errors appended since `mark`.
+    pub fn errors_since(&self, mark: &LoadMark) -> &[InputError] {
+        self.errors.get(mark.errors..).unwrap_or_default()
+    }
 }

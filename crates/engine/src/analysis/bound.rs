@@ -79,7 +79,8 @@ pub fn replicas_to_build(
     exact_per_pod: bool,
 ) -> usize {
     let ceiling = missing.min(MAX_SIMULATED_PODS);
-    if !exact_per_pod {
+    // At most ALWAYS_BUILT: all of them whatever fits (the bound reads every node).
+    if !exact_per_pod || ceiling <= ALWAYS_BUILT {
         return ceiling;
     }
     ceiling.min(

@@ -213,6 +213,11 @@ impl<'o> Loader<'o> {
         }
     }
 
+    /// Goes on from a finished load ([`crate::load_onto`]): its objects stay, new ones are added.
+    pub(crate) fn resume(&mut self, loaded: Loaded) {
+        self.loaded = loaded;
+    }
+
     /// Records an error about a whole source or document.
     pub(crate) fn source_error(&mut self, file: &str, mut error: InputError) {
         error.file = file.to_owned();

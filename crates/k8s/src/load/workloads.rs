@@ -451,15 +451,17 @@ impl Loader<'_> {
         for workload in &self.loaded.workloads {
             let (built, missing) = workload.replicas_to_build(cluster);
             total = total.saturating_add(built);
-            let fit = bound::fit_bound(cluster, &workload.template);
-            let cut_by_ceiling = built < missing && built <= fit;
+            // The bound reads every node: only when some replicas are not built, or for the
+            // message.
+            let fit = || bound::fit_bound(cluster, &workload.template);
+            let cut_by_ceiling = built < missing && built <= fit();
             if total > bound::MAX_SIMULATED_PODS || cut_by_ceiling {
                 let message = format!(
                     "{} replicas: up to {} of them could fit these nodes, and with the {} pods \
                      before them that is over the {} pods one simulation holds (lower \
                      spec.replicas, or load fewer objects)",
                     workload.replicas,
-                    fit.min(missing),
+                    fit().min(missing),
                     total - built,
                     bound::MAX_SIMULATED_PODS,
                 );
