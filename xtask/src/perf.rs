@@ -78,6 +78,13 @@ fn time<T>(runs: usize, mut work: impl FnMut() -> T) -> Vec<f64> {
         .collect()
 }
 
+/// The `q` quantile of `runs` (seconds).
+fn percentile(runs: &[f64], q: f64) -> f64 {
+    let mut sorted = runs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
 /// `VmHWM` and `VmRSS` of this process in bytes (Linux), for the parse row's peak memory.
 fn memory() -> Option<(u64, u64)> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -279,6 +286,29 @@ pub fn perf(args: &[String]) -> Result<(), String> {
             target,
             baseline: None,
             note: String::from("default settings; waPC host rows: scripts/test-policy.sh"),
+        });
+        // What `spreadlab serve` does: the cluster loaded once, each decision on it.
+        let prepared = spreadlab_policy::Prepared::new(std::sync::Arc::new(cluster))
+            .map_err(|e| e.to_string())?;
+        prepared.warm(spreadlab_engine::KubeVersion::DEFAULT);
+        let decisions = time(200, || {
+            spreadlab_policy::decide_payload_prepared(&payload, &prepared)
+        });
+        rows.push(Row {
+            name: if nodes == 1_000 {
+                "policy decision on a prepared cluster (serve), 1k nodes / 10k pods"
+            } else {
+                "policy decision on a prepared cluster (serve), 5k nodes / 50k pods"
+            },
+            runs: decisions.clone(),
+            items: None,
+            target: if nodes == 1_000 { "-" } else { "p99 <= 10 ms (issue 17)" },
+            baseline: None,
+            note: format!(
+                "{} decisions, p99 {:.1} ms; the decision alone, end to end: `live_scale` (tests/live_cluster.rs)",
+                decisions.len(),
+                percentile(&decisions, 0.99) * 1e3
+            ),
         });
     }
 

@@ -15,3 +15,14 @@ fn decide_default_settings(bencher: divan::Bencher, nodes: usize) {
     let (cluster, payload) = admission(nodes, nodes * 10);
     bencher.bench_local(|| spreadlab_policy::decide_payload(&payload, &cluster));
 }
+
+/// The same decision on the cluster loaded once (`spreadlab_policy::Prepared`, what
+/// `spreadlab serve` keeps per state of the cluster): only the admitted object is loaded, and
+/// its replicas are placed on the shared snapshot and rolled back.
+#[divan::bench(args = [1_000, 5_000], sample_count = 50, sample_size = 1)]
+fn decide_prepared_default_settings(bencher: divan::Bencher, nodes: usize) {
+    let (cluster, payload) = admission(nodes, nodes * 10);
+    let prepared = spreadlab_policy::Prepared::new(std::sync::Arc::new(cluster)).expect("readable");
+    prepared.warm(spreadlab_engine::KubeVersion::DEFAULT);
+    bencher.bench_local(|| spreadlab_policy::decide_payload_prepared(&payload, &prepared));
+}

@@ -1,5 +1,9 @@
-//! Runs the admission decision on the benchmark cluster a few times, for profilers:
-//! `cargo run --release -p spreadlab-bench --example profile_policy -- 1000 10000`.
+//! Runs the admission decision on the benchmark cluster a few times, for profilers, read afresh
+//! and on a prepared cluster (`spreadlab serve`'s way):
+//! `cargo run --release -p spreadlab-bench --example profile_policy -- 1000 10000 [prepared]`.
+
+use std::sync::Arc;
+use std::time::Instant;
 
 use spreadlab_bench::policy::admission;
 
@@ -8,8 +12,35 @@ fn main() {
     let nodes: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_000);
     let pods: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10_000);
     let (cluster, payload) = admission(nodes, pods);
+    if args.get(3).map(String::as_str) == Some("prepared") {
+        let start = Instant::now();
+        let prepared = spreadlab_policy::Prepared::new(Arc::new(cluster)).expect("readable");
+        prepared.warm(spreadlab_engine::KubeVersion::DEFAULT);
+        println!(
+            "{nodes} nodes / {pods} pods prepared in {:?}",
+            start.elapsed()
+        );
+        let mut times = Vec::new();
+        for _ in 0..200 {
+            let start = Instant::now();
+            let decision = spreadlab_policy::decide_payload_prepared(&payload, &prepared);
+            times.push(start.elapsed());
+            assert!(matches!(
+                decision,
+                spreadlab_policy::Decision::Accept { .. }
+            ));
+        }
+        times.sort();
+        println!(
+            "decision on the prepared cluster: p50 {:?}, p99 {:?}, max {:?}",
+            times[times.len() / 2],
+            times[times.len() * 99 / 100],
+            times[times.len() - 1]
+        );
+        return;
+    }
     for _ in 0..5 {
-        let start = std::time::Instant::now();
+        let start = Instant::now();
         let decision = spreadlab_policy::decide_payload(&payload, &cluster);
         println!(
             "{nodes} nodes / {pods} pods: {} in {:?}",

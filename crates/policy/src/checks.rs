@@ -21,29 +21,11 @@ pub(crate) fn cluster_violations(
 ) -> Vec<String> {
     let options = crate::decide::options(settings);
     let mut violations = Vec::new();
-    // A template change replaces the running replicas only where a controller rolls out:
-    // Deployments, and StatefulSets unless `OnDelete` (a ReplicaSet keeps its pods).
-    let rolls_out = match workload.kind {
-        WorkloadKind::Deployment => true,
-        WorkloadKind::StatefulSet => !matches!(
-            workload.rollout.as_ref().map(|r| r.strategy),
-            Some(rollout::Strategy::OnDelete)
-        ),
-        _ => false,
-    };
-    let rollout_update = rolls_out && template_changed;
+    let rollout_update = rolls_out(workload) && template_changed;
     // The workload as the analyses follow it, on a cluster.
-    let scenario_of = |cluster: Cluster| {
-        let mut analysed = workload.for_analysis(&cluster);
-        // The request says the template changed: a new revision, whatever revision the
-        // loader took from the running pods (the cluster read has no ReplicaSets to compare).
-        if rollout_update {
-            analysed.template = rollout::restarted(&analysed.template);
-        }
-        Scenario {
-            cluster,
-            workloads: vec![analysed],
-        }
+    let scenario_of = |cluster: Cluster| Scenario {
+        workloads: vec![analysed(workload, &cluster, rollout_update)],
+        cluster,
     };
     let current = scenario_of(cluster.clone());
     // The state after this change has rolled out: the running replicas (the old revision) are
@@ -81,37 +63,15 @@ pub(crate) fn cluster_violations(
         .or_else(|| settled_current.as_ref().filter(|_| needs_settle));
     if let Some(settled) = checked {
         if settings.reject_pending && !settled.pending[0].is_empty() {
-            let pending = &settled.pending[0];
-            let message = pending[0]
-                .1
-                .message
-                .as_deref()
-                .unwrap_or("no message from the scheduler");
-            violations.push(format!(
-                "{} of {desired} replicas would stay Pending: {message}",
-                settled.pending_count(0)
+            violations.push(pending_violation(
+                settled.pending_count(0),
+                desired,
+                settled.pending[0][0].1.message.as_deref(),
             ));
         }
-        for required in &settings.required_topology_keys {
-            let Some(min_domains) = required.min_domains else {
-                continue;
-            };
-            let need = (min_domains as usize).min(desired);
-            let domains = domains_of(
-                &settled.cluster,
-                &settled.members[0],
-                &required.topology_key,
-            );
-            if domains.len() < need {
-                let list: Vec<&str> = domains.iter().map(String::as_str).collect();
-                violations.push(format!(
-                    "replicas would run in {} {} domain(s) [{}], policy requires {need}",
-                    domains.len(),
-                    required.topology_key,
-                    list.join(", ")
-                ));
-            }
-        }
+        violations.extend(domains_violations(settings, desired, |key| {
+            domains_of(&settled.cluster, &settled.members[0], key)
+        }));
         if let Some(fraction) = settings.min_zone_loss_survival
             && desired > 0
         {
@@ -177,6 +137,68 @@ pub(crate) fn cluster_violations(
         }
     }
     violations
+}
+
+/// The violation of `rejectPending`: `pending` of `desired` replicas stay Pending, the first
+/// with `message`.
+pub(crate) fn pending_violation(pending: usize, desired: usize, message: Option<&str>) -> String {
+    let message = message.unwrap_or("no message from the scheduler");
+    format!("{pending} of {desired} replicas would stay Pending: {message}")
+}
+
+/// The violations of the required keys' `minDomains`: `domains(key)` gives the values of `key`
+/// on the nodes the replicas run on.
+pub(crate) fn domains_violations(
+    settings: &Settings,
+    desired: usize,
+    domains: impl Fn(&str) -> BTreeSet<String>,
+) -> Vec<String> {
+    let mut violations = Vec::new();
+    for required in &settings.required_topology_keys {
+        let Some(min_domains) = required.min_domains else {
+            continue;
+        };
+        let need = (min_domains as usize).min(desired);
+        let domains = domains(&required.topology_key);
+        if domains.len() < need {
+            let list: Vec<&str> = domains.iter().map(String::as_str).collect();
+            violations.push(format!(
+                "replicas would run in {} {} domain(s) [{}], policy requires {need}",
+                domains.len(),
+                required.topology_key,
+                list.join(", ")
+            ));
+        }
+    }
+    violations
+}
+
+/// Whether a template change replaces the running replicas: only where a controller rolls out,
+/// Deployments, and StatefulSets unless `OnDelete` (a ReplicaSet keeps its pods).
+pub(crate) fn rolls_out(workload: &Workload) -> bool {
+    match workload.kind {
+        WorkloadKind::Deployment => true,
+        WorkloadKind::StatefulSet => !matches!(
+            workload.rollout.as_ref().map(|r| r.strategy),
+            Some(rollout::Strategy::OnDelete)
+        ),
+        _ => false,
+    }
+}
+
+/// The workload as the analyses follow it on `cluster`. A request saying the template changed
+/// (`rollout_update`) makes a new revision, whatever revision the loader took from the running
+/// pods (the cluster read has no ReplicaSets to compare).
+pub(crate) fn analysed(
+    workload: &Workload,
+    cluster: &Cluster,
+    rollout_update: bool,
+) -> spreadlab_engine::model::Workload {
+    let mut analysed = workload.for_analysis(cluster);
+    if rollout_update {
+        analysed.template = rollout::restarted(&analysed.template);
+    }
+    analysed
 }
 
 /// The distinct values of `key` on the nodes running `members` (pod keys).

@@ -12,6 +12,7 @@ use spreadlab_k8s::slim::SlimPod;
 use spreadlab_k8s::{FieldValidation, LoadOptions, Loaded, Object, Workload, WorkloadKind};
 
 use crate::mutate;
+use crate::prepared::Prepared;
 use crate::request::{self, Admission, Kind, Operation, RequestError};
 use crate::settings::{Mode, OnUnparseable, Settings};
 use crate::snapshot::{self, ClusterSource, SourceError};
@@ -80,6 +81,33 @@ pub struct Outcome {
 /// Decides on a whole `validate` payload (`{"request": ..., "settings": ...}`). Settings that do
 /// not validate reject the request (they should have been refused by `validate_settings`).
 pub fn decide_payload(payload: &[u8], cluster: &dyn ClusterSource) -> Decision {
+    decide_payload_in(payload, On::Source(cluster))
+}
+
+/// [`decide_payload`] on a cluster loaded once for many decisions: the same decision.
+pub fn decide_payload_prepared(payload: &[u8], prepared: &Prepared) -> Decision {
+    decide_payload_in(payload, On::Prepared(prepared))
+}
+
+/// Where a decision reads the cluster.
+#[derive(Clone, Copy)]
+enum On<'a> {
+    /// Listed and loaded for this decision.
+    Source(&'a dyn ClusterSource),
+    /// Loaded before ([`Prepared`]); its source when a check needs more.
+    Prepared(&'a Prepared),
+}
+
+impl<'a> On<'a> {
+    fn source(self) -> &'a dyn ClusterSource {
+        match self {
+            On::Source(source) => source,
+            On::Prepared(prepared) => prepared.source(),
+        }
+    }
+}
+
+fn decide_payload_in(payload: &[u8], cluster: On<'_>) -> Decision {
     let payload: Value = match serde_json::from_slice(payload) {
         Ok(payload) => payload,
         Err(error) => {
@@ -101,7 +129,7 @@ pub fn decide_payload(payload: &[u8], cluster: &dyn ClusterSource) -> Decision {
         }
     };
     match payload.get("request") {
-        Some(request) => decide(request, &settings, cluster),
+        Some(request) => decide_in(request, &settings, cluster),
         None => problem_decision(
             &settings,
             &Problem::Request(RequestError {
@@ -114,9 +142,18 @@ pub fn decide_payload(payload: &[u8], cluster: &dyn ClusterSource) -> Decision {
 
 /// Decides on one admission request.
 pub fn decide(request: &Value, settings: &Settings, cluster: &dyn ClusterSource) -> Decision {
+    decide_in(request, settings, On::Source(cluster))
+}
+
+/// [`decide`] on a cluster loaded once for many decisions: the same decision.
+pub fn decide_prepared(request: &Value, settings: &Settings, prepared: &Prepared) -> Decision {
+    decide_in(request, settings, On::Prepared(prepared))
+}
+
+fn decide_in(request: &Value, settings: &Settings, cluster: On<'_>) -> Decision {
     let outcome = request::parse(request)
         .map_err(Problem::Request)
-        .and_then(|admission| evaluate(&admission, settings, cluster));
+        .and_then(|admission| evaluate_in(&admission, settings, cluster));
     match outcome {
         Err(problem) => problem_decision(settings, &problem),
         Ok(outcome) => verdict(settings, outcome),
@@ -195,7 +232,7 @@ fn in_scope(admission: &Admission, settings: &Settings) -> bool {
 /// (`onUnparseable`), never a partial snapshot.
 pub const MAX_CLUSTER_OBJECTS: usize = 200_000;
 
-fn load_options(namespace: &str) -> LoadOptions {
+pub(crate) fn load_options(namespace: &str) -> LoadOptions {
     LoadOptions {
         default_namespace: namespace.to_owned(),
         max_documents: MAX_CLUSTER_OBJECTS + 1,
@@ -224,7 +261,18 @@ fn admitted_workload<'l>(
     kind: Kind,
     index: usize,
 ) -> Result<Option<&'l Workload>, String> {
-    if let Some(error) = loaded.errors.iter().find(|e| e.document == Some(index)) {
+    admitted_in(loaded, admission, kind, &loaded.errors, index)
+}
+
+/// [`admitted_workload`] with the load's errors about the object among `errors`.
+pub(crate) fn admitted_in<'l>(
+    loaded: &'l Loaded,
+    admission: &Admission,
+    kind: Kind,
+    errors: &[spreadlab_k8s::InputError],
+    index: usize,
+) -> Result<Option<&'l Workload>, String> {
+    if let Some(error) = errors.iter().find(|e| e.document == Some(index)) {
         let path = error
             .path
             .as_deref()
@@ -253,6 +301,10 @@ pub fn evaluate(
     settings: &Settings,
     cluster: &dyn ClusterSource,
 ) -> Result<Outcome, Problem> {
+    evaluate_in(admission, settings, On::Source(cluster))
+}
+
+fn evaluate_in(admission: &Admission, settings: &Settings, on: On<'_>) -> Result<Outcome, Problem> {
     let Some(kind) = admission.kind else {
         return Ok(Outcome::default());
     };
@@ -309,20 +361,23 @@ pub fn evaluate(
     if !settings.needs_cluster() {
         return Ok(outcome);
     }
+    if let On::Prepared(prepared) = on
+        && let Some(violations) =
+            prepared.violations(admission, &object, kind, rollout_candidate, settings)
+    {
+        for violation in violations? {
+            outcome.violations.push(format!("{subject}: {violation}"));
+        }
+        return Ok(outcome);
+    }
+    let cluster = on.source();
 
     // The admitted object first: a load bound can never drop it.
     let mut values = vec![Object::Value(object)];
     values.extend(read_cluster(admission, settings, cluster)?);
     let options = load_options(&admission.namespace);
     if values.len() > options.max_documents {
-        return Err(Problem::Cluster(SourceError {
-            resource: snapshot::POD,
-            message: format!(
-                "the cluster has {} objects, more than the {} the policy reads",
-                values.len() - 1,
-                options.max_documents - 1
-            ),
-        }));
+        return Err(too_many(values.len() - 1));
     }
     let loaded = spreadlab_k8s::load_objects("cluster snapshot", values, &options);
     let workload = match admitted_workload(&loaded, admission, kind, 0) {
@@ -341,6 +396,16 @@ pub fn evaluate(
         outcome.violations.push(format!("{subject}: {violation}"));
     }
     Ok(outcome)
+}
+
+/// The problem of a cluster of `objects` objects, over [`MAX_CLUSTER_OBJECTS`].
+pub(crate) fn too_many(objects: usize) -> Problem {
+    Problem::Cluster(SourceError {
+        resource: snapshot::POD,
+        message: format!(
+            "the cluster has {objects} objects, more than the {MAX_CLUSTER_OBJECTS} the policy reads"
+        ),
+    })
 }
 
 /// Checks of the pod template alone. Each violation starts with its rule ID in brackets, the
@@ -409,19 +474,42 @@ fn read_cluster(
     settings: &Settings,
     cluster: &dyn ClusterSource,
 ) -> Result<Vec<Object>, Problem> {
+    let admitted_pod = (admission.kind == Some(Kind::Pod))
+        .then_some((admission.namespace.as_str(), admission.name.as_str()));
+    let mut objects = read_base(cluster, admitted_pod)?;
+    let mut values = Vec::new();
+    if settings.lint_rules.iter().any(|r| r == "pdb-violated") {
+        values.extend(cluster.list(snapshot::PDB).map_err(Problem::Cluster)?);
+    }
+    if uses_claims(&admission.object) {
+        for &resource in snapshot::STORAGE {
+            values.extend(cluster.list(resource).map_err(Problem::Cluster)?);
+        }
+    }
+    objects.extend(values.into_iter().map(Object::Value));
+    Ok(objects)
+}
+
+/// What every check against the cluster reads: Nodes, bound Pods but the one named `exclude`
+/// (namespace, name: the admitted Pod's old copy), Namespaces, PriorityClasses and Services
+/// (their selectors only), in that order.
+pub(crate) fn read_base(
+    cluster: &dyn ClusterSource,
+    exclude: Option<(&str, &str)>,
+) -> Result<Vec<Object>, Problem> {
     let nodes = cluster.list(snapshot::NODE).map_err(Problem::Cluster)?;
     let pods = cluster.list_pods().map_err(Problem::Cluster)?;
-    let is_admitted = |pod: &SlimPod| {
-        admission.kind == Some(Kind::Pod)
-            && pod.namespace() == Some(admission.namespace.as_str())
-            && pod.name() == Some(admission.name.as_str())
+    let is_excluded = |pod: &SlimPod| {
+        exclude.is_some_and(|(namespace, name)| {
+            pod.namespace() == Some(namespace) && pod.name() == Some(name)
+        })
     };
     let mut objects: Vec<Object> = nodes.into_iter().map(Object::Value).collect();
     // Unbound pods in the cache are other workloads' Pending replicas: the scheduler's queue,
     // not capacity; the admitted workload is judged against the bound ones.
     objects.extend(
         pods.into_iter()
-            .filter(|pod| pod.is_bound() && !is_admitted(pod))
+            .filter(|pod| pod.is_bound() && !is_excluded(pod))
             .map(Object::from),
     );
     let mut values = Vec::new();
@@ -442,21 +530,13 @@ fn read_cluster(
             .into_iter()
             .map(slim_service),
     );
-    if settings.lint_rules.iter().any(|r| r == "pdb-violated") {
-        values.extend(cluster.list(snapshot::PDB).map_err(Problem::Cluster)?);
-    }
-    if uses_claims(&admission.object) {
-        for &resource in snapshot::STORAGE {
-            values.extend(cluster.list(resource).map_err(Problem::Cluster)?);
-        }
-    }
     objects.extend(values.into_iter().map(Object::Value));
     Ok(objects)
 }
 
 /// Whether the admitted object's pods use a claim (a `persistentVolumeClaim` or ephemeral volume,
 /// or a StatefulSet's `volumeClaimTemplates`): only then do the volume plugins read storage.
-fn uses_claims(object: &Value) -> bool {
+pub(crate) fn uses_claims(object: &Value) -> bool {
     let spec = &object["spec"];
     let pod_spec = if object["kind"] == "Pod" {
         spec

@@ -14,6 +14,7 @@ pub mod decide;
 #[cfg(feature = "kubewarden")]
 pub mod host;
 pub mod mutate;
+pub mod prepared;
 pub mod request;
 pub mod settings;
 pub mod slim;
@@ -21,7 +22,8 @@ pub mod snapshot;
 #[cfg(feature = "kubewarden")]
 pub mod wapc;
 
-pub use decide::{Decision, decide, decide_payload};
+pub use decide::{Decision, decide, decide_payload, decide_payload_prepared, decide_prepared};
+pub use prepared::Prepared;
 pub use settings::Settings;
 pub use snapshot::{ClusterSource, FixtureCluster};
 

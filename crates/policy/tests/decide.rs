@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use spreadlab_policy::decide::{Decision, decide_payload};
+use spreadlab_policy::Prepared;
+use spreadlab_policy::decide::Decision;
 use spreadlab_policy::snapshot::FixtureCluster;
 
 fn repo() -> PathBuf {
@@ -30,6 +31,20 @@ fn cluster(path: &str) -> FixtureCluster {
 fn payload(name: &str) -> Vec<u8> {
     let path = repo().join(format!("crates/policy/test_data/{name}.json"));
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The policy's decision, made both ways: reading the cluster for this decision, and on the
+/// cluster loaded once (`Prepared`, what `spreadlab serve` does), which must agree exactly.
+fn decide_payload(payload: &[u8], cluster: &FixtureCluster) -> Decision {
+    let decision = spreadlab_policy::decide_payload(payload, cluster);
+    if let Ok(prepared) = Prepared::new(std::sync::Arc::new(cluster.clone())) {
+        // Twice: the second decision runs on the snapshot the first one rolled back.
+        for round in 0..2 {
+            let again = spreadlab_policy::decide_payload_prepared(payload, &prepared);
+            assert_eq!(again, decision, "prepared cluster, round {round}");
+        }
+    }
+    decision
 }
 
 fn run(name: &str, cluster: &FixtureCluster) -> Decision {
@@ -646,5 +661,89 @@ fn the_largest_replica_count_is_decided_not_built() {
     assert!(
         message.contains("2147483647 of 2147483647 replicas would stay Pending: 0/3 nodes are available: 3 Insufficient cpu."),
         "{message}"
+    );
+}
+
+/// Many admissions judged one after another on one prepared cluster of 360 nodes (beyond the
+/// 100 where the scheduler starts sampling nodes, so the queue's start index matters) decide as
+/// each would on the cluster read afresh: hard and soft zone and host spreads, anti-affinity,
+/// GPUs, sizes that fit and sizes that stay Pending, and default spreading through a Service.
+#[test]
+fn a_prepared_cluster_decides_many_admissions_as_fresh_reads_do() {
+    let zones = ["zone-a", "zone-b", "zone-c"];
+    let mut objects: Vec<Value> = (0..360)
+        .map(|n| {
+            let name = format!("node-{n:03}");
+            let gpu = if n % 4 == 0 { "8" } else { "0" };
+            json!({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name,
+                    "topology.kubernetes.io/zone": zones[n % 3]}},
+                "spec": if n % 17 == 0 { json!({"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]}) } else { json!({}) },
+                "status": {"allocatable": {"cpu": format!("{}", 8 + (n % 3) * 8), "memory": "64Gi",
+                    "pods": "30", "nvidia.com/gpu": gpu}}})
+        })
+        .collect();
+    for p in 0..2400 {
+        let app = format!("svc-{}", p % 40);
+        objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("{app}-{p}"), "namespace": "apps",
+                "labels": {"app": app, "pod-template-hash": "h1"}},
+            "spec": {"nodeName": format!("node-{:03}", (p * 7) % 360),
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]},
+            "status": {"phase": "Running"}}));
+    }
+    objects.push(json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web", "namespace": "apps"}, "spec": {"selector": {"app": "web"}}}));
+    let cluster = FixtureCluster::new(objects);
+    let prepared = Prepared::new(std::sync::Arc::new(cluster.clone())).unwrap();
+    // Accepted; rejected as Pending; rejected for too few zones.
+    let mut counts = [0; 3];
+    for case in 0..24u32 {
+        let replicas = [3, 12, 60, 900][case as usize % 4];
+        let key = ["topology.kubernetes.io/zone", "kubernetes.io/hostname"][case as usize / 4 % 2];
+        let when = ["DoNotSchedule", "ScheduleAnyway"][case as usize / 8 % 2];
+        let app = if case % 5 == 0 {
+            String::from("web")
+        } else {
+            format!("app-{case}")
+        };
+        let mut spec = json!({"containers": [{"name": "c", "resources": {"requests":
+            {"cpu": format!("{}", 1 + case % 4), "memory": "2Gi"}}}]});
+        if case % 3 != 2 {
+            spec["topologySpreadConstraints"] = json!([{"maxSkew": 1 + case % 2, "topologyKey": key,
+                "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"app": app}}}]);
+        }
+        if case % 6 == 1 {
+            spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                [{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": app}}}]}});
+        }
+        if case % 7 == 3 {
+            spec["containers"][0]["resources"]["limits"] = json!({"nvidia.com/gpu": "2"});
+        }
+        let request = json!({"request": {"uid": format!("u{case}"),
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "name": app, "namespace": "apps", "operation": "CREATE",
+            "object": {"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": app, "namespace": "apps"},
+                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
+                    "template": {"metadata": {"labels": {"app": app}}, "spec": spec}}}},
+            "settings": if case % 2 == 0 { json!({"requiredTopologyKeys":
+                [{"topologyKey": "topology.kubernetes.io/zone", "minDomains": 3}]}) } else { json!({}) }});
+        let payload = request.to_string();
+        let fresh = spreadlab_policy::decide_payload(payload.as_bytes(), &cluster);
+        let again = spreadlab_policy::decide_payload_prepared(payload.as_bytes(), &prepared);
+        assert_eq!(again, fresh, "case {case}");
+        let message = match &fresh {
+            Decision::Reject { message } => message.as_str(),
+            _ => "",
+        };
+        counts[0] += usize::from(message.is_empty());
+        counts[1] += usize::from(message.contains("would stay Pending: 0/360 nodes are available"));
+        counts[2] += usize::from(message.contains("policy requires 3"));
+    }
+    assert!(
+        counts.iter().all(|&n| n >= 3),
+        "{counts:?}: too few cases of a kind"
     );
 }

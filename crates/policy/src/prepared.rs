@@ -1,0 +1,225 @@
+//! A cluster read and loaded once for many decisions (`spreadlab serve` keeps one per state of
+//! its snapshot files or watched cluster). A decision loads only the admitted object onto it
+//! (`spreadlab_k8s::load_onto`) and places the object's replicas on a shared engine snapshot
+//! (`Snapshot::mark`, `scheduler::simulate_on`), then takes both back (`Loaded::truncate`,
+//! `Snapshot::rollback`): the same load and the same placement a whole read would make, without
+//! re-reading, re-loading or re-building the cluster. Checks that follow more than the
+//! replicas' placement (lint, zone loss, a rollout over running replicas, claims) read the
+//! cluster source as [`crate::decide`] does (a test decides every fixture both ways).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+use spreadlab_engine::KubeVersion;
+use spreadlab_engine::framework::Snapshot;
+use spreadlab_engine::scheduler;
+use spreadlab_k8s::{Loaded, Object, Workload};
+
+use crate::checks;
+use crate::decide::{self, Problem};
+use crate::request::{Admission, Kind};
+use crate::settings::Settings;
+use crate::snapshot::ClusterSource;
+
+/// A cluster source with its objects loaded once, for many decisions ([`crate::decide::decide_prepared`]).
+pub struct Prepared {
+    source: Arc<dyn ClusterSource + Send + Sync>,
+    /// How many objects were read (the slow path's bound on the cluster's size).
+    objects: usize,
+    state: Mutex<State>,
+}
+
+/// The loaded cluster and the engine's snapshot of it, one per release asked for.
+struct State {
+    base: Loaded,
+    snapshots: BTreeMap<KubeVersion, Snapshot>,
+}
+
+impl Prepared {
+    /// Reads and loads the kinds every decision reads (Nodes, bound Pods, Namespaces,
+    /// PriorityClasses, Services) from `source`.
+    pub fn new(source: Arc<dyn ClusterSource + Send + Sync>) -> Result<Prepared, Problem> {
+        let objects = decide::read_base(source.as_ref(), None)?;
+        let count = objects.len();
+        let base = spreadlab_k8s::load_objects(
+            "cluster snapshot",
+            objects,
+            &decide::load_options("default"),
+        );
+        Ok(Prepared {
+            source,
+            objects: count,
+            state: Mutex::new(State {
+                base,
+                snapshots: BTreeMap::new(),
+            }),
+        })
+    }
+
+    /// The source the cluster was read from.
+    pub fn source(&self) -> &dyn ClusterSource {
+        self.source.as_ref()
+    }
+
+    /// Builds the engine's snapshot for `version` now, so that the first decision does not.
+    pub fn warm(&self, version: KubeVersion) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.snapshot(version);
+    }
+
+    /// The cluster checks of the admitted `object` (as admitted, mutated), or `None` when they
+    /// need more than this prepared cluster holds: the caller reads the source then.
+    pub(crate) fn violations(
+        &self,
+        admission: &Admission,
+        object: &Value,
+        kind: Kind,
+        template_changed: bool,
+        settings: &Settings,
+    ) -> Option<Result<Vec<String>, Problem>> {
+        let follows_more = !settings.lint_rules.is_empty()
+            || settings.min_zone_loss_survival.is_some()
+            || decide::uses_claims(object);
+        if follows_more {
+            return None;
+        }
+        if self.objects + 1 > decide::MAX_CLUSTER_OBJECTS + 1 {
+            return Some(Err(decide::too_many(self.objects)));
+        }
+        let mut guard = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let state = &mut *guard;
+        if kind == Kind::Pod
+            && state
+                .base
+                .cluster
+                .pods
+                .iter()
+                .any(|pod| pod.namespace == admission.namespace && pod.name == admission.name)
+        {
+            // The slow path leaves the admitted Pod's old copy out of the cluster.
+            return None;
+        }
+        let version = settings.version();
+        state.snapshot(version);
+        let mark = spreadlab_k8s::load_onto(
+            &mut state.base,
+            "cluster snapshot",
+            vec![Object::Value(object.clone())],
+            &decide::load_options(&admission.namespace),
+        );
+        let errors = state.base.errors_since(&mark);
+        let mut rebuild = false;
+        let result = match decide::admitted_in(&state.base, admission, kind, errors, 0) {
+            // Not scheduled (a Pod bound by its author): nothing to check.
+            Ok(None) => Some(Ok(Vec::new())),
+            Ok(Some(workload)) => {
+                let rollout_update = checks::rolls_out(workload) && template_changed;
+                let snapshot = state.snapshots.get_mut(&version).expect("built above");
+                let placed = place(
+                    workload,
+                    &state.base,
+                    &mark,
+                    snapshot,
+                    rollout_update,
+                    settings,
+                );
+                placed.map(|(violations, rolled_back)| {
+                    rebuild = !rolled_back;
+                    Ok(violations)
+                })
+            }
+            Err(error) => Some(Err(Problem::Object(error))),
+        };
+        state.base.truncate(mark);
+        if rebuild {
+            // A preemption's dry run or victim moved a pod that was there: built again on next use.
+            state.snapshots.remove(&version);
+        }
+        result
+    }
+}
+
+impl State {
+    /// The snapshot for `version`, built on first use.
+    fn snapshot(&mut self, version: KubeVersion) -> &mut Snapshot {
+        let base = &self.base;
+        self.snapshots
+            .entry(version)
+            .or_insert_with(|| Snapshot::new(&base.cluster, version).0)
+    }
+}
+
+/// Places `workload`'s missing replicas on `snapshot` and checks them as
+/// `checks::cluster_violations` does on a settled cluster, then rolls the snapshot back: the
+/// violations, and whether the rollback could be made. `None` when the checks need more (a
+/// rollout over running replicas, or its stall).
+fn place(
+    workload: &Workload,
+    base: &Loaded,
+    mark: &spreadlab_k8s::LoadMark,
+    snapshot: &mut Snapshot,
+    rollout_update: bool,
+    settings: &Settings,
+) -> Option<(Vec<String>, bool)> {
+    let analysed = checks::analysed(workload, &base.cluster, rollout_update);
+    if rollout_update && (settings.reject_rollout_stall || !analysed.running.is_empty()) {
+        return None;
+    }
+    let needs_settle = settings.reject_pending
+        || settings
+            .required_topology_keys
+            .iter()
+            .any(|r| r.min_domains.is_some());
+    if !needs_settle {
+        return Some((Vec::new(), true));
+    }
+    let options = decide::options(settings);
+    let snapshot_mark = snapshot.mark();
+    snapshot
+        .controllers
+        .extend(base.controllers_since(mark).iter().cloned());
+    let decisions = scheduler::simulate_on(snapshot, &analysed.to_create, &options);
+    let mut violations = Vec::new();
+    let pending: Vec<&scheduler::PodDecision> =
+        decisions.iter().filter(|d| d.node.is_none()).collect();
+    if settings.reject_pending
+        && let Some(first) = pending.first()
+    {
+        violations.push(checks::pending_violation(
+            pending.len().saturating_add(analysed.not_built),
+            analysed.desired,
+            first.message.as_deref(),
+        ));
+    }
+    // The nodes the replicas run on: the running ones', then the placed ones' (read only when
+    // a key's domains are counted: the running ones are a scan of every pod).
+    let counts_domains = settings
+        .required_topology_keys
+        .iter()
+        .any(|r| r.min_domains.is_some());
+    let running = if counts_domains {
+        workload.running_pods(&base.cluster)
+    } else {
+        Vec::new()
+    };
+    let nodes: BTreeSet<&str> = running
+        .iter()
+        .filter_map(|pod| pod.node_name.as_deref())
+        .chain(decisions.iter().filter_map(|d| d.node.as_deref()))
+        .collect();
+    violations.extend(checks::domains_violations(
+        settings,
+        analysed.desired,
+        |key| {
+            nodes
+                .iter()
+                .filter_map(|node| snapshot.node_index.get(*node))
+                .filter_map(|&index| snapshot.nodes[index].node.labels.get(key))
+                .cloned()
+                .collect()
+        },
+    ));
+    let rolled_back = snapshot.rollback(snapshot_mark);
+    Some((violations, rolled_back))
+}
