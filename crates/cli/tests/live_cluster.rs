@@ -938,9 +938,21 @@ fn live_scale() {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+    let in_view = started.elapsed();
+    // Then in the decisions' model (built again in the background from the watched objects).
+    loop {
+        let (_, health) = request(&serving, "GET", "/healthz", b"");
+        if health["model"]["current"] == true {
+            eprintln!("model: {}", health["model"]);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
     eprintln!(
-        "a new node: created in {:.1} ms, in serve's model {:.1} ms after the create call began",
+        "a new node: created in {:.1} ms, in serve's watched objects {:.1} ms and in the \
+         decisions' model {:.1} ms after the create call began",
         created.as_secs_f64() * 1000.0,
+        in_view.as_secs_f64() * 1000.0,
         started.elapsed().as_secs_f64() * 1000.0
     );
 }

@@ -42,6 +42,9 @@ pub struct Metrics {
     objects: Gauge,
     synced: Gauge,
     cache_age: Gauge<f64, std::sync::atomic::AtomicU64>,
+    model_current: Gauge,
+    model_age: Gauge<f64, std::sync::atomic::AtomicU64>,
+    model_build: Gauge<f64, std::sync::atomic::AtomicU64>,
 }
 
 /// How a watched (or snapshot) cluster stands, set before each scrape.
@@ -58,6 +61,8 @@ pub struct ClusterGauges {
     pub synced: bool,
     /// Seconds since the last event (or since the snapshot was read).
     pub age: Option<Duration>,
+    /// The decisions' model of the cluster.
+    pub model: super::model::ModelStatus,
 }
 
 impl Default for Metrics {
@@ -72,6 +77,9 @@ impl Default for Metrics {
             objects: Gauge::default(),
             synced: Gauge::default(),
             cache_age: Gauge::default(),
+            model_current: Gauge::default(),
+            model_age: Gauge::default(),
+            model_build: Gauge::default(),
         };
         {
             // Each registered metric is a handle on the same value as the struct's field.
@@ -112,6 +120,11 @@ impl Default for Metrics {
                     "1 once every kind is listed (answers are about the cluster), else 0",
                     &metrics.synced,
                 ),
+                (
+                    "model_current",
+                    "1 when the decisions' model is built from the cluster's current state, else 0 (one is being built)",
+                    &metrics.model_current,
+                ),
             ] {
                 registry.register(name, help, gauge.clone());
             }
@@ -119,6 +132,16 @@ impl Default for Metrics {
                 "cluster_age_seconds",
                 "Seconds since the last watch event, or since the snapshot files were read",
                 metrics.cache_age.clone(),
+            );
+            registry.register(
+                "model_age_seconds",
+                "Seconds since the decisions' model of the cluster was built",
+                metrics.model_age.clone(),
+            );
+            registry.register(
+                "model_build_seconds",
+                "How long building the decisions' model of the cluster took (read, load, snapshot)",
+                metrics.model_build.clone(),
             );
         }
         metrics
@@ -155,6 +178,17 @@ impl Metrics {
         self.synced.set(i64::from(cluster.synced));
         self.cache_age
             .set(cluster.age.map_or(f64::NAN, |age| age.as_secs_f64()));
+        let model = &cluster.model;
+        self.model_current.set(i64::from(model.current));
+        let built = |value: Duration| {
+            if model.built {
+                value.as_secs_f64()
+            } else {
+                f64::NAN
+            }
+        };
+        self.model_age.set(built(model.age));
+        self.model_build.set(built(model.took));
         let mut text = String::new();
         let registry = self.registry.lock().unwrap_or_else(|e| e.into_inner());
         // Writing into a String cannot fail.
@@ -181,6 +215,12 @@ mod tests {
             objects: 7,
             synced: true,
             age: Some(Duration::from_secs(2)),
+            model: super::super::model::ModelStatus {
+                built: true,
+                current: true,
+                age: Duration::from_secs(1),
+                took: Duration::from_millis(250),
+            },
         });
         assert!(
             text.contains("spreadlab_decisions_total{endpoint=\"validate\",verdict=\"denied\"} 2"),
@@ -207,5 +247,10 @@ mod tests {
         assert!(text.contains("spreadlab_watch_events 42"), "{text}");
         assert!(text.contains("spreadlab_cluster_synced 1"), "{text}");
         assert!(text.contains("spreadlab_cluster_age_seconds 2.0"), "{text}");
+        assert!(text.contains("spreadlab_model_current 1"), "{text}");
+        assert!(
+            text.contains("spreadlab_model_build_seconds 0.25"),
+            "{text}"
+        );
     }
 }

@@ -151,6 +151,10 @@ pub fn tls_config(
     Ok(Arc::new(config))
 }
 
+/// How often the decisions' model is checked against the cluster's state (and built again in
+/// the background when the cluster moved on).
+const MODEL_REFRESH: Duration = Duration::from_millis(100);
+
 /// Serves until the process ends.
 pub fn run(config: &Config) -> Result<(), String> {
     let tls = tls_config(&config.cert, &config.key)?;
@@ -175,6 +179,19 @@ pub fn run(config: &Config) -> Result<(), String> {
         TcpListener::bind(config.listen).map_err(|e| format!("{}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     log(&format!("listening on https://{address} (TLS 1.3)"));
+    {
+        // Keeps the decisions' model following the cluster between requests.
+        let service = Arc::clone(&service);
+        std::thread::Builder::new()
+            .name(String::from("spreadlab-model"))
+            .spawn(move || {
+                loop {
+                    service.refresh_model();
+                    std::thread::sleep(MODEL_REFRESH);
+                }
+            })
+            .map_err(|e| format!("cannot start the model thread: {e}"))?;
+    }
     let active = Arc::new(AtomicUsize::new(0));
     // One thread answers 503 to connections past the limit; a full queue closes them.
     let (overflow, overflowed) = mpsc::sync_channel::<TcpStream>(OVERFLOW_QUEUE);
@@ -286,6 +303,7 @@ fn shut_down_on_signal(
 mod certificate;
 mod connection;
 mod metrics;
+mod model;
 mod origin;
 mod service;
 mod snapshot;

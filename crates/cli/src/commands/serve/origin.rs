@@ -9,6 +9,7 @@ use spreadlab_policy::slim::SlimPod;
 use spreadlab_policy::snapshot::{ClusterSource, Resource, SourceError};
 
 use super::metrics::ClusterGauges;
+use super::model::{Freshness, ModelStatus, StateKey};
 use super::service::Answer;
 use super::snapshot::Snapshot;
 
@@ -55,14 +56,21 @@ impl ClusterSource for LiveCluster {
 }
 
 impl Origin {
-    /// The cluster a decision reads now, or the answer saying why there is none yet.
-    pub fn cluster(&self) -> Result<Arc<dyn ClusterSource + Send + Sync>, Answer> {
+    /// The cluster a decision reads now, with its state's key and how current the model built
+    /// from it must be, or the answer saying why there is none yet.
+    pub fn cluster(
+        &self,
+    ) -> Result<(StateKey, Freshness, Arc<dyn ClusterSource + Send + Sync>), Answer> {
         match self {
-            Origin::Files(snapshot) => Ok(snapshot.current().cluster),
+            Origin::Files(snapshot) => {
+                let current = snapshot.current();
+                Ok(((current.generation, 0), Freshness::Exact, current.cluster))
+            }
             Origin::Live(watched) => {
                 let view = watched.view();
                 if view.synced() {
-                    Ok(Arc::new(LiveCluster(view)))
+                    let key = (view.events, view.relists);
+                    Ok((key, Freshness::Latest, Arc::new(LiveCluster(view))))
                 } else {
                     let kinds: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
                     Err((
@@ -138,6 +146,7 @@ impl Origin {
                     objects: current.cluster.objects.len(),
                     synced: true,
                     age: Some(current.age),
+                    model: ModelStatus::default(),
                 }
             }
             Origin::Live(watched) => {
@@ -149,6 +158,7 @@ impl Origin {
                     objects: view.len(),
                     synced: view.synced(),
                     age: view.since_event,
+                    model: ModelStatus::default(),
                 }
             }
         }

@@ -11,11 +11,12 @@ use std::time::Duration;
 use base64::Engine as _;
 use serde_json::{Value, json};
 use spreadlab_k8s::{LoadOptions, Source};
-use spreadlab_policy::decide::{Decision, decide};
+use spreadlab_policy::decide::{Decision, decide, decide_prepared};
 use spreadlab_policy::settings::Settings;
 
 use spreadlab_policy::snapshot::ClusterSource;
 
+use super::model::Model;
 pub use super::origin::{Origin, watched_kinds};
 use super::snapshot::Snapshot;
 use super::*;
@@ -35,6 +36,8 @@ pub struct Service {
     shutting_down: AtomicBool,
     max_decisions: usize,
     metrics: super::metrics::Metrics,
+    /// The cluster loaded once per state of the origin.
+    model: Arc<Model>,
 }
 
 /// Counts a running decision (`Some`) out when dropped, and wakes a request waiting for its
@@ -53,6 +56,24 @@ impl Drop for Running<'_> {
 
 /// An HTTP answer: status and JSON body.
 pub type Answer = (u16, Value);
+
+/// What a decision reads the cluster from.
+enum Decider {
+    /// The model of the origin's state ([`Model`]).
+    Prepared(Arc<spreadlab_policy::Prepared>),
+    /// The origin's objects, read for this decision.
+    Source(Arc<dyn ClusterSource + Send + Sync>),
+}
+
+impl Decider {
+    /// The policy's decision on `request`.
+    fn decide(&self, request: &Value, settings: &Settings) -> Decision {
+        match self {
+            Decider::Prepared(prepared) => decide_prepared(request, settings, prepared),
+            Decider::Source(source) => decide(request, settings, source.as_ref()),
+        }
+    }
+}
 
 impl Service {
     /// A service over these snapshot files, reloaded once changed files settle for `settle`
@@ -81,6 +102,7 @@ impl Service {
     }
 
     fn with_origin(origin: Origin, settings: Settings) -> Service {
+        let settings_version = settings.version();
         Service {
             origin,
             settings,
@@ -90,6 +112,7 @@ impl Service {
             shutting_down: AtomicBool::new(false),
             max_decisions: 32,
             metrics: super::metrics::Metrics::default(),
+            model: Arc::new(Model::new(settings_version)),
         }
     }
 
@@ -101,20 +124,47 @@ impl Service {
 
     /// `/metrics`, with the cluster's gauges as of now.
     fn metrics(&self) -> Answer {
-        (
-            200,
-            Value::String(self.metrics.render(&self.origin.gauges())),
+        let mut gauges = self.origin.gauges();
+        gauges.model = self.model_status();
+        (200, Value::String(self.metrics.render(&gauges)))
+    }
+
+    /// The decisions' model against the origin's state now.
+    fn model_status(&self) -> super::model::ModelStatus {
+        let key = self.origin.cluster().ok().map(|(key, _, _)| key);
+        self.model.status(key)
+    }
+
+    /// The cluster a decision reads now (its model, or the source when no model can be built
+    /// from it), or the answer saying why there is none yet.
+    fn cluster(&self) -> Result<Decider, Answer> {
+        let (key, freshness, source) = self.origin.cluster()?;
+        Ok(
+            match self.model.prepared(key, Arc::clone(&source), freshness) {
+                Ok(prepared) => Decider::Prepared(prepared),
+                // Decided on the source, which reports the problem as `onUnparseable` says.
+                Err(_) => Decider::Source(source),
+            },
         )
     }
 
-    /// The cluster a decision reads now, or the answer saying why there is none yet.
-    fn cluster(&self) -> Result<Arc<dyn ClusterSource + Send + Sync>, Answer> {
-        self.origin.cluster()
+    /// Builds the model of the origin's state now if it is not built (the refresher thread).
+    pub fn refresh_model(&self) {
+        let _ = self.cluster();
     }
 
-    /// `/healthz`: where the cluster comes from and how current it is.
+    /// `/healthz`: where the cluster comes from and how current it is, and the decisions' model
+    /// of it.
     fn health(&self) -> Answer {
-        self.origin.health()
+        let (status, mut body) = self.origin.health();
+        let model = self.model_status();
+        body["model"] = json!({
+            "built": model.built,
+            "current": model.current,
+            "ageSeconds": model.built.then_some(model.age.as_secs_f64()),
+            "buildSeconds": model.built.then_some(model.took.as_secs_f64()),
+        });
+        (status, body)
     }
 
     /// Counts the verdicts of one decision answer and its time.
@@ -317,7 +367,7 @@ impl Service {
                     })
                     .map(|value| {
                         let request = key_request(value);
-                        verdict(&decide(&request, &self.settings, cluster.as_ref()))
+                        verdict(&cluster.decide(&request, &self.settings))
                     });
                 match answer {
                     Ok(value) => json!({"key": key, "value": value, "error": ""}),
@@ -339,7 +389,7 @@ impl Service {
         };
         if let Some(request) = body.get("request") {
             // An AdmissionReview.
-            let decision = decide(request, &self.settings, cluster.as_ref());
+            let decision = cluster.decide(request, &self.settings);
             let verdict = verdict(&decision);
             let mut response = json!({
                 "uid": request.get("uid").cloned().unwrap_or(Value::from("")),
@@ -388,10 +438,7 @@ impl Service {
         if let Some(namespace) = namespace {
             request["namespace"] = Value::from(namespace);
         }
-        (
-            200,
-            verdict(&decide(&request, &self.settings, cluster.as_ref())),
-        )
+        (200, verdict(&cluster.decide(&request, &self.settings)))
     }
 }
 
