@@ -19,6 +19,7 @@ use crate::workload::WorkloadKind;
 use crate::{LoadOptions, Loaded};
 
 mod admission_objects;
+mod ceiling;
 mod fields;
 mod identity;
 mod revisions;
