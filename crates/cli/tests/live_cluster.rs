@@ -908,7 +908,29 @@ fn live_scale() {
             percentiles(answered)
         );
     };
+    // serve's own time per decision (from the request read to the answer), beside the client's.
+    let served = || {
+        let (_, metrics) = request_text(&serving, "/metrics");
+        let value = |name: &str| -> f64 {
+            metrics
+                .lines()
+                .find(|l| l.starts_with(name) && l.contains("endpoint=\"validate\""))
+                .and_then(|l| l.rsplit(' ').next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0.0)
+        };
+        (
+            value("spreadlab_decision_duration_seconds_sum"),
+            value("spreadlab_decision_duration_seconds_count"),
+        )
+    };
+    let (sum_before, count_before) = served();
     report("one client", (0..50).map(|_| decide()).collect());
+    let (sum, count) = served();
+    eprintln!(
+        "  of which serve's own time per decision: mean {:.1} ms",
+        (sum - sum_before) / (count - count_before).max(1.0) * 1000.0
+    );
     let concurrent: Vec<Option<f64>> = std::thread::scope(|scope| {
         let clients: Vec<_> = (0..8)
             .map(|_| scope.spawn(|| (0..10).map(|_| decide()).collect::<Vec<_>>()))

@@ -955,6 +955,13 @@ fn a_renewed_certificate_is_served_without_a_restart() {
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
+    // serve's stderr reaches the log through a reader thread: its last line may come after the
+    // handshake that the swap already allowed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !server.log.lock().unwrap().contains("read again") && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let log = server.log.lock().unwrap().clone();
     assert!(log.contains("certificate not replaced"), "{log}");
     assert!(log.contains("read again"), "{log}");
