@@ -8,7 +8,7 @@
 //! cluster source as [`crate::decide`] does (a test decides every fixture both ways).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use spreadlab_engine::KubeVersion;
@@ -64,8 +64,9 @@ impl Prepared {
 
     /// Builds the engine's snapshot for `version` now, so that the first decision does not.
     pub fn warm(&self, version: KubeVersion) {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.snapshot(version);
+        if let Ok(mut state) = self.state.lock() {
+            state.snapshot(version);
+        }
     }
 
     /// The cluster checks of the admitted `object` (as admitted, mutated), or `None` when they
@@ -87,7 +88,11 @@ impl Prepared {
         if self.objects + 1 > decide::MAX_CLUSTER_OBJECTS + 1 {
             return Some(Err(decide::too_many(self.objects)));
         }
-        let mut guard = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        // A decision that panicked midway (a bug) may have left the loaded cluster taken or
+        // the snapshot with its replicas: from then on every decision reads the source.
+        let Ok(mut guard) = self.state.lock() else {
+            return None;
+        };
         let state = &mut *guard;
         if kind == Kind::Pod
             && state
