@@ -85,7 +85,7 @@ impl Prepared {
         if follows_more {
             return None;
         }
-        if self.objects + 1 > decide::MAX_CLUSTER_OBJECTS + 1 {
+        if self.objects > decide::MAX_CLUSTER_OBJECTS {
             return Some(Err(decide::too_many(self.objects)));
         }
         // A decision that panicked midway (a bug) may have left the loaded cluster taken or
@@ -93,10 +93,9 @@ impl Prepared {
         let Ok(mut guard) = self.state.lock() else {
             return None;
         };
-        let state = &mut *guard;
+        let State { base, snapshots } = &mut *guard;
         if kind == Kind::Pod
-            && state
-                .base
+            && base
                 .cluster
                 .pods
                 .iter()
@@ -106,29 +105,24 @@ impl Prepared {
             return None;
         }
         let version = settings.version();
-        state.snapshot(version);
+        // Built from the cluster as read, before the object is loaded onto it.
+        let snapshot = snapshots
+            .entry(version)
+            .or_insert_with(|| Snapshot::new(&base.cluster, version).0);
         let mark = spreadlab_k8s::load_onto(
-            &mut state.base,
+            base,
             "cluster snapshot",
             vec![Object::Value(object.clone())],
             &decide::load_options(&admission.namespace),
         );
-        let errors = state.base.errors_since(&mark);
+        let errors = base.errors_since(&mark);
         let mut rebuild = false;
-        let result = match decide::admitted_in(&state.base, admission, kind, errors, 0) {
+        let result = match decide::admitted_in(base, admission, kind, errors, 0) {
             // Not scheduled (a Pod bound by its author): nothing to check.
             Ok(None) => Some(Ok(Vec::new())),
             Ok(Some(workload)) => {
                 let rollout_update = checks::rolls_out(workload) && template_changed;
-                let snapshot = state.snapshots.get_mut(&version).expect("built above");
-                let placed = place(
-                    workload,
-                    &state.base,
-                    &mark,
-                    snapshot,
-                    rollout_update,
-                    settings,
-                );
+                let placed = place(workload, base, &mark, snapshot, rollout_update, settings);
                 placed.map(|(violations, rolled_back)| {
                     rebuild = !rolled_back;
                     Ok(violations)
@@ -136,10 +130,10 @@ impl Prepared {
             }
             Err(error) => Some(Err(Problem::Object(error))),
         };
-        state.base.truncate(mark);
+        base.truncate(mark);
         if rebuild {
             // A preemption's dry run or victim moved a pod that was there: built again on next use.
-            state.snapshots.remove(&version);
+            snapshots.remove(&version);
         }
         result
     }
