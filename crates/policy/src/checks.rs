@@ -43,10 +43,7 @@ pub(crate) fn cluster_violations(
     let desired = current.workloads[0].desired;
     let needs_settle = settings.reject_pending
         || settings.min_zone_loss_survival.is_some()
-        || settings
-            .required_topology_keys
-            .iter()
-            .any(|r| r.min_domains.is_some());
+        || settings.counts_domains();
     let needs_lint = !settings.lint_rules.is_empty();
     // The rollout starts from the current state (its running replicas are the old revision).
     let rolled = if settings.reject_rollout_stall && rollout_update {

@@ -65,7 +65,8 @@ impl Prepared {
     /// Builds the engine's snapshot for `version` now, so that the first decision does not.
     pub fn warm(&self, version: KubeVersion) {
         if let Ok(mut state) = self.state.lock() {
-            state.snapshot(version);
+            let State { base, snapshots } = &mut *state;
+            snapshot_for(snapshots, base, version);
         }
     }
 
@@ -106,9 +107,7 @@ impl Prepared {
         }
         let version = settings.version();
         // Built from the cluster as read, before the object is loaded onto it.
-        let snapshot = snapshots
-            .entry(version)
-            .or_insert_with(|| Snapshot::new(&base.cluster, version).0);
+        let snapshot = snapshot_for(snapshots, base, version);
         let mark = spreadlab_k8s::load_onto(
             base,
             "cluster snapshot",
@@ -139,14 +138,15 @@ impl Prepared {
     }
 }
 
-impl State {
-    /// The snapshot for `version`, built on first use.
-    fn snapshot(&mut self, version: KubeVersion) -> &mut Snapshot {
-        let base = &self.base;
-        self.snapshots
-            .entry(version)
-            .or_insert_with(|| Snapshot::new(&base.cluster, version).0)
-    }
+/// The snapshot of `base` for `version`, built on first use.
+fn snapshot_for<'s>(
+    snapshots: &'s mut BTreeMap<KubeVersion, Snapshot>,
+    base: &Loaded,
+    version: KubeVersion,
+) -> &'s mut Snapshot {
+    snapshots
+        .entry(version)
+        .or_insert_with(|| Snapshot::new(&base.cluster, version).0)
 }
 
 /// Places `workload`'s missing replicas on `snapshot` and checks them as
@@ -165,12 +165,7 @@ fn place(
     if rollout_update && (settings.reject_rollout_stall || !analysed.running.is_empty()) {
         return None;
     }
-    let needs_settle = settings.reject_pending
-        || settings
-            .required_topology_keys
-            .iter()
-            .any(|r| r.min_domains.is_some());
-    if !needs_settle {
+    if !settings.reject_pending && !settings.counts_domains() {
         return Some((Vec::new(), true));
     }
     let options = decide::options(settings);
@@ -191,34 +186,27 @@ fn place(
             first.message.as_deref(),
         ));
     }
-    // The nodes the replicas run on: the running ones', then the placed ones' (read only when
-    // a key's domains are counted: the running ones are a scan of every pod).
-    let counts_domains = settings
-        .required_topology_keys
-        .iter()
-        .any(|r| r.min_domains.is_some());
-    let running = if counts_domains {
-        workload.running_pods(&base.cluster)
-    } else {
-        Vec::new()
-    };
-    let nodes: BTreeSet<&str> = running
-        .iter()
-        .filter_map(|pod| pod.node_name.as_deref())
-        .chain(decisions.iter().filter_map(|d| d.node.as_deref()))
-        .collect();
-    violations.extend(checks::domains_violations(
-        settings,
-        analysed.desired,
-        |key| {
-            nodes
-                .iter()
-                .filter_map(|node| snapshot.node_index.get(*node))
-                .filter_map(|&index| snapshot.nodes[index].node.labels.get(key))
-                .cloned()
-                .collect()
-        },
-    ));
+    if settings.counts_domains() {
+        // The nodes the replicas run on: the running ones', then the placed ones'.
+        let running = workload.running_pods(&base.cluster);
+        let nodes: BTreeSet<&str> = running
+            .iter()
+            .filter_map(|pod| pod.node_name.as_deref())
+            .chain(decisions.iter().filter_map(|d| d.node.as_deref()))
+            .collect();
+        violations.extend(checks::domains_violations(
+            settings,
+            analysed.desired,
+            |key| {
+                nodes
+                    .iter()
+                    .filter_map(|node| snapshot.node_index.get(*node))
+                    .filter_map(|&index| snapshot.nodes[index].node.labels.get(key))
+                    .cloned()
+                    .collect()
+            },
+        ));
+    }
     let rolled_back = snapshot.rollback(snapshot_mark);
     Some((violations, rolled_back))
 }

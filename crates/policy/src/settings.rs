@@ -369,10 +369,14 @@ impl Settings {
             || self.min_zone_loss_survival.is_some()
             || self.reject_rollout_stall
             || !self.lint_rules.is_empty()
-            || self
-                .required_topology_keys
-                .iter()
-                .any(|r| r.min_domains.is_some())
+            || self.counts_domains()
+    }
+
+    /// Whether a required key asks for `minDomains`: the domains the replicas run in are counted.
+    pub fn counts_domains(&self) -> bool {
+        self.required_topology_keys
+            .iter()
+            .any(|r| r.min_domains.is_some())
     }
 }
 

@@ -128,21 +128,25 @@ impl Default for Metrics {
             ] {
                 registry.register(name, help, gauge.clone());
             }
-            registry.register(
-                "cluster_age_seconds",
-                "Seconds since the last watch event, or since the snapshot files were read",
-                metrics.cache_age.clone(),
-            );
-            registry.register(
-                "model_age_seconds",
-                "Seconds since the decisions' model of the cluster was built",
-                metrics.model_age.clone(),
-            );
-            registry.register(
-                "model_build_seconds",
-                "How long building the decisions' model of the cluster took (read, load, snapshot)",
-                metrics.model_build.clone(),
-            );
+            for (name, help, gauge) in [
+                (
+                    "cluster_age_seconds",
+                    "Seconds since the last watch event, or since the snapshot files were read",
+                    &metrics.cache_age,
+                ),
+                (
+                    "model_age_seconds",
+                    "Seconds since the decisions' model of the cluster was built",
+                    &metrics.model_age,
+                ),
+                (
+                    "model_build_seconds",
+                    "How long building the decisions' model of the cluster took (read, load, snapshot)",
+                    &metrics.model_build,
+                ),
+            ] {
+                registry.register(name, help, gauge.clone());
+            }
         }
         metrics
     }
@@ -176,19 +180,12 @@ impl Metrics {
         self.watch_errors.set(gauge(cluster.errors));
         self.objects.set(gauge(cluster.objects as u64));
         self.synced.set(i64::from(cluster.synced));
-        self.cache_age
-            .set(cluster.age.map_or(f64::NAN, |age| age.as_secs_f64()));
-        let model = &cluster.model;
-        self.model_current.set(i64::from(model.current));
-        let built = |value: Duration| {
-            if model.built {
-                value.as_secs_f64()
-            } else {
-                f64::NAN
-            }
-        };
-        self.model_age.set(built(model.age));
-        self.model_build.set(built(model.took));
+        // Seconds, or NaN for what has not happened yet.
+        let seconds = |time: Option<Duration>| time.map_or(f64::NAN, |t| t.as_secs_f64());
+        self.cache_age.set(seconds(cluster.age));
+        self.model_current.set(i64::from(cluster.model.current));
+        self.model_age.set(seconds(cluster.model.age));
+        self.model_build.set(seconds(cluster.model.took));
         let mut text = String::new();
         let registry = self.registry.lock().unwrap_or_else(|e| e.into_inner());
         // Writing into a String cannot fail.
@@ -216,10 +213,9 @@ mod tests {
             synced: true,
             age: Some(Duration::from_secs(2)),
             model: super::super::model::ModelStatus {
-                built: true,
                 current: true,
-                age: Duration::from_secs(1),
-                took: Duration::from_millis(250),
+                age: Some(Duration::from_secs(1)),
+                took: Some(Duration::from_millis(250)),
             },
         });
         assert!(

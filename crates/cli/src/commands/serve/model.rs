@@ -49,14 +49,12 @@ struct Built {
 /// What `/healthz` and `/metrics` say of the model.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ModelStatus {
-    /// A model has been built.
-    pub built: bool,
     /// Built from the origin's current state.
     pub current: bool,
-    /// Since it was built.
-    pub age: Duration,
-    /// How long its build took.
-    pub took: Duration,
+    /// Since it was built; `None` before the first is.
+    pub age: Option<Duration>,
+    /// How long its build took; `None` before the first is built.
+    pub took: Option<Duration>,
 }
 
 impl Model {
@@ -104,10 +102,9 @@ impl Model {
         match self.latest() {
             None => ModelStatus::default(),
             Some(built) => ModelStatus {
-                built: true,
                 current: Some(built.key) == key,
-                age: built.at.elapsed(),
-                took: built.took,
+                age: Some(built.at.elapsed()),
+                took: Some(built.took),
             },
         }
     }

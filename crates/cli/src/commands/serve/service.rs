@@ -159,10 +159,10 @@ impl Service {
         let (status, mut body) = self.origin.health();
         let model = self.model_status();
         body["model"] = json!({
-            "built": model.built,
+            "built": model.took.is_some(),
             "current": model.current,
-            "ageSeconds": model.built.then_some(model.age.as_secs_f64()),
-            "buildSeconds": model.built.then_some(model.took.as_secs_f64()),
+            "ageSeconds": model.age.map(|age| age.as_secs_f64()),
+            "buildSeconds": model.took.map(|took| took.as_secs_f64()),
         });
         (status, body)
     }
