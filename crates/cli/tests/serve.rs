@@ -895,7 +895,6 @@ fn sigterm_makes_it_unready_then_it_exits_cleanly() {
 /// is refused and the current certificate stays.
 #[test]
 fn a_renewed_certificate_is_served_without_a_restart() {
-    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
     let server = start(
         "renewal",
         &scenario("gpu-three-zones-one-full").join("cluster.yaml"),
@@ -903,26 +902,10 @@ fn a_renewed_certificate_is_served_without_a_restart() {
     );
     // A second CA and its server certificate: a client trusting only it can connect once the
     // server presents the renewed certificate.
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let key = KeyPair::generate().unwrap();
-    let renewed = CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&key, &issuer)
-        .unwrap();
+    let (ca, renewed, key) = support::serve::certificate_authority(&["localhost"]);
     let handshake = |trusted: &rcgen::Certificate| {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.add(trusted.der().clone()).unwrap();
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        let config =
+            support::serve::client_trusting(trusted.der().clone(), &[&rustls::version::TLS13]);
         let mut connection =
             ClientConnection::new(Arc::new(config), ServerName::try_from("localhost").unwrap())
                 .unwrap();

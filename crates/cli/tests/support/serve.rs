@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+use rcgen::{BasicConstraints, Certificate, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 use serde_json::Value;
@@ -43,16 +43,7 @@ pub fn server_dir(kind: &str, test: &str) -> PathBuf {
 /// Starts `spreadlab serve <args> --cert … --key … --listen 127.0.0.1:0` with a fresh CA in
 /// `dir`, and waits for its address.
 pub fn serve(dir: PathBuf, args: &[&str]) -> Server {
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let server_key = KeyPair::generate().unwrap();
-    let server_cert = CertificateParams::new(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
-        .unwrap()
-        .signed_by(&server_key, &issuer)
-        .unwrap();
+    let (ca_cert, server_cert, server_key) = certificate_authority(&["localhost", "127.0.0.1"]);
     std::fs::write(dir.join("tls.crt"), server_cert.pem()).unwrap();
     std::fs::write(dir.join("tls.key"), server_key.serialize_pem()).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_spreadlab"))
@@ -102,12 +93,41 @@ pub fn serve(dir: PathBuf, args: &[&str]) -> Server {
     }
 }
 
+/// A fresh CA and a server certificate it signs for `names`: the CA's certificate, the server's
+/// certificate and its key.
+pub fn certificate_authority(names: &[&str]) -> (Certificate, Certificate, KeyPair) {
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let server_key = KeyPair::generate().unwrap();
+    let names = names
+        .iter()
+        .map(|name| (*name).to_owned())
+        .collect::<Vec<_>>();
+    let server_cert = CertificateParams::new(names)
+        .unwrap()
+        .signed_by(&server_key, &issuer)
+        .unwrap();
+    (ca_cert, server_cert, server_key)
+}
+
+/// A client of `server` trusting its CA only, speaking `versions`.
 pub fn client(
     server: &Server,
     versions: &[&'static rustls::SupportedProtocolVersion],
 ) -> ClientConfig {
+    client_trusting(server.ca.clone(), versions)
+}
+
+/// A client trusting the CA certificate `ca` only, speaking `versions`.
+pub fn client_trusting(
+    ca: CertificateDer<'static>,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+) -> ClientConfig {
     let mut roots = RootCertStore::empty();
-    roots.add(server.ca.clone()).unwrap();
+    roots.add(ca).unwrap();
     ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
         .with_protocol_versions(versions)
         .unwrap()
