@@ -26,3 +26,68 @@ fn decide_prepared_default_settings(bencher: divan::Bencher, nodes: usize) {
     prepared.warm(spreadlab_engine::KubeVersion::DEFAULT);
     bencher.bench_local(|| spreadlab_policy::decide_payload_prepared(&payload, &prepared));
 }
+
+/// One watched pod's change applied to the prepared cluster in place (`Prepared::advance`, what
+/// `spreadlab serve` does with each watch event): a pod bound, then deleted, in turn.
+#[divan::bench(args = [1_000, 5_000], sample_count = 200, sample_size = 1)]
+fn advance_one_pod_change(bencher: divan::Bencher, nodes: usize) {
+    use spreadlab_policy::prepared::Change;
+    let (cluster, payload) = admission(nodes, nodes * 10);
+    let source = std::sync::Arc::new(cluster);
+    let prepared = spreadlab_policy::Prepared::new(source.clone()).expect("readable");
+    spreadlab_policy::decide_payload_prepared(&payload, &prepared);
+    let pod = std::sync::Arc::new(serde_json::json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "svc-7-new", "namespace": "team-7", "labels": {"app": "svc-7"}},
+        "spec": {"nodeName": "node-00042", "containers": [{"name": "main",
+            "resources": {"requests": {"cpu": "2", "memory": "4Gi"}}}]},
+        "status": {"phase": "Running"}}));
+    let mut bound = false;
+    bencher.bench_local(|| {
+        let change = if bound {
+            Change::Pod {
+                old: Some(pod.clone()),
+                new: None,
+            }
+        } else {
+            Change::Pod {
+                old: None,
+                new: Some(pod.clone()),
+            }
+        };
+        bound = !bound;
+        assert!(prepared.advance(source.clone(), &[change]));
+    });
+}
+
+/// One watched node's change applied in place: a taint put on a node, then taken off, in turn.
+#[divan::bench(args = [1_000, 5_000], sample_count = 200, sample_size = 1)]
+fn advance_one_node_change(bencher: divan::Bencher, nodes: usize) {
+    use spreadlab_policy::prepared::Change;
+    use spreadlab_policy::snapshot::ClusterSource;
+    let (cluster, payload) = admission(nodes, nodes * 10);
+    let node = cluster
+        .list(spreadlab_policy::snapshot::NODE)
+        .expect("nodes")
+        .swap_remove(42);
+    let mut tainted = node.clone();
+    tainted["spec"]["taints"] = serde_json::json!([{"key": "maintenance", "effect": "NoSchedule"}]);
+    let (node, tainted) = (std::sync::Arc::new(node), std::sync::Arc::new(tainted));
+    let source = std::sync::Arc::new(cluster);
+    let prepared = spreadlab_policy::Prepared::new(source.clone()).expect("readable");
+    spreadlab_policy::decide_payload_prepared(&payload, &prepared);
+    let mut on = false;
+    bencher.bench_local(|| {
+        let (old, new) = if on {
+            (&tainted, &node)
+        } else {
+            (&node, &tainted)
+        };
+        on = !on;
+        let change = Change::Node {
+            old: Some(old.clone()),
+            new: Some(new.clone()),
+        };
+        assert!(prepared.advance(source.clone(), &[change]));
+    });
+}

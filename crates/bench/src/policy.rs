@@ -58,6 +58,16 @@ pub fn admission(nodes: usize, pods: usize) -> (FixtureCluster, Vec<u8>) {
             "status": {"phase": "Running"}
         }));
     }
+    // Pods in `namespace/name` order, as a watched cluster lists them (its changes can then be
+    // applied in place: `Prepared::advance`).
+    objects[nodes..].sort_by_key(|pod| {
+        let metadata = &pod["metadata"];
+        format!(
+            "{}/{}",
+            metadata["namespace"].as_str().unwrap_or_default(),
+            metadata["name"].as_str().unwrap_or_default()
+        )
+    });
     objects.extend((0..20).map(|ns| {
         let name = format!("team-{ns}");
         json!({"apiVersion": "v1", "kind": "Namespace",

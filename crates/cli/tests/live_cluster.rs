@@ -459,6 +459,12 @@ fn a_pod_bound_elsewhere_changes_the_next_decisions_spread_counts() {
         assert!(started.elapsed() < Duration::from_secs(30), "{answer}");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // The pod's event was applied to the model in place, not by building it again.
+    let (_, health) = request(&serving, "GET", "/healthz", b"");
+    assert!(
+        health["model"]["changesApplied"].as_u64() >= Some(1),
+        "{health}"
+    );
 }
 
 /// `policies/webhook/`: the real API server accepts every object of the webhook's manifests
@@ -774,6 +780,11 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
 
     let (_, health) = request(&serving, "GET", "/healthz", b"");
     assert_eq!(health["cluster"]["watchErrors"], 0, "{health}");
+    // The taints were applied to the model in place (a node's change keeps its place).
+    assert!(
+        health["model"]["changesApplied"].as_u64() >= Some(3),
+        "{health}"
+    );
     let (status, metrics) = request_text(&serving, "/metrics");
     assert_eq!(status, 200);
     for line in [
@@ -977,4 +988,30 @@ fn live_scale() {
         in_view.as_secs_f64() * 1000.0,
         started.elapsed().as_secs_f64() * 1000.0
     );
+
+    // A pod bound now: applied to the model in place (`Prepared::advance`), not rebuilt.
+    let (_, before) = request(&serving, "GET", "/healthz", b"");
+    let applied = |health: &Value| health["model"]["changesApplied"].as_u64().unwrap_or(0);
+    let started = Instant::now();
+    let mut extra = pod_objects[0].clone();
+    extra["metadata"]["name"] = json!("late-pod");
+    server.create(&[extra]);
+    loop {
+        let (_, health) = request(&serving, "GET", "/healthz", b"");
+        if health["model"]["current"] == true && applied(&health) > applied(&before) {
+            eprintln!(
+                "a new pod: in the decisions' model {:.1} ms after the create call began; \
+                 applying its change took {:.3} ms (model: {})",
+                started.elapsed().as_secs_f64() * 1000.0,
+                health["model"]["lastChangesSeconds"]
+                    .as_f64()
+                    .unwrap_or(f64::NAN)
+                    * 1000.0,
+                health["model"]
+            );
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{health}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }

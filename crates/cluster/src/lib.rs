@@ -18,7 +18,7 @@ pub use kinds::{KINDS, Kind};
 pub use read::{Cluster, ClusterRead, PAGE_SIZE, Page, Progress, Target};
 pub use slim::slim;
 use spreadlab_k8s::Source;
-pub use watch::{Objects, View, Watched};
+pub use watch::{Changed, Objects, View, Watched};
 
 /// A `v1` `List` of borrowed items, as the loader reads one.
 #[derive(serde::Serialize)]

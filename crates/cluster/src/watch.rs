@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use imbl::OrdMap;
+use imbl::ordmap::DiffItem;
 use kube::api::{Api, ApiResource, DynamicObject};
 use kube::runtime::WatchStreamExt;
 use kube::runtime::watcher::{self, Event};
@@ -51,6 +52,17 @@ struct KindState {
     lists: u64,
 }
 
+/// One object that changed between two views ([`View::changes_since`]).
+#[derive(Clone, Debug)]
+pub struct Changed {
+    /// Its kind.
+    pub kind: &'static Kind,
+    /// Before (`None`: added).
+    pub old: Option<Arc<Value>>,
+    /// After (`None`: deleted).
+    pub new: Option<Arc<Value>>,
+}
+
 /// One consistent state of the watched cluster.
 #[derive(Clone)]
 pub struct View {
@@ -83,6 +95,36 @@ impl View {
             .iter()
             .filter(move |(k, _)| k.kind == kind)
             .flat_map(|(_, objects)| objects.values().map(|o| o.as_ref()))
+    }
+
+    /// What changed from `earlier` (a view of the same watches) to this view, kind by kind in
+    /// key order; `None` when more than `limit` objects did, or the views are not of the same
+    /// kinds. Subtrees the two views share are skipped, so this costs the changes, not the
+    /// cluster.
+    pub fn changes_since(&self, earlier: &View, limit: usize) -> Option<Vec<Changed>> {
+        if self.kinds.len() != earlier.kinds.len() {
+            return None;
+        }
+        let mut changes = Vec::new();
+        for ((kind, now), (earlier_kind, before)) in self.kinds.iter().zip(&earlier.kinds) {
+            if kind.kind != earlier_kind.kind || kind.api_version() != earlier_kind.api_version() {
+                return None;
+            }
+            for item in before.diff(now) {
+                if changes.len() == limit {
+                    return None;
+                }
+                let (old, new) = match item {
+                    DiffItem::Add(_, new) => (None, Some(Arc::clone(new))),
+                    DiffItem::Update { old, new } => {
+                        (Some(Arc::clone(old.1)), Some(Arc::clone(new.1)))
+                    }
+                    DiffItem::Remove(_, old) => (Some(Arc::clone(old)), None),
+                };
+                changes.push(Changed { kind, old, new });
+            }
+        }
+        Some(changes)
     }
 
     /// Objects of every kind.

@@ -505,18 +505,11 @@ mod tests {
     }
 
     /// How many generated seeds a test runs: the variable `name`, 300 by default.
-    fn seeds_from_env(name: &str) -> u64 {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(300)
-    }
-
     /// The fast path (alike nodes evaluated once per class) decides every generated scenario
     /// exactly as the node-by-node path does; the oracle runs judge the latter.
     #[test]
     fn the_fast_path_agrees_with_the_detailed_path_on_generated_scenarios() {
-        let seeds = seeds_from_env("SPREADLAB_FAST_PATH_SEEDS");
+        let seeds = crate::seeds_from_env("SPREADLAB_FAST_PATH_SEEDS");
         for seed in 0..seeds {
             let scenario = crate::generate::scenario(seed);
             let prepared = prepare(&scenario).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -533,7 +526,7 @@ mod tests {
     #[test]
     fn a_rolled_back_snapshot_schedules_as_a_fresh_one() {
         use spreadlab_engine::framework::Snapshot;
-        let seeds = seeds_from_env("SPREADLAB_ROLLBACK_SEEDS");
+        let seeds = crate::seeds_from_env("SPREADLAB_ROLLBACK_SEEDS");
         let (mut rolled_back, mut refused) = (0, 0);
         for seed in 0..seeds {
             let scenario = crate::generate::scenario(seed);

@@ -13,6 +13,8 @@ pub const REFERENCE_RELEASE: KubeVersion = KubeVersion::V1_35;
 
 use spreadlab_engine::KubeVersion;
 
+#[cfg(test)]
+mod changes;
 pub mod compare;
 pub mod differential;
 pub mod fuzz;
@@ -28,3 +30,12 @@ mod upstream_objects;
 mod upstream_preemption;
 mod upstream_releases;
 mod upstream_state;
+
+/// How many generated seeds a test runs: the variable `name`, or 300.
+#[cfg(test)]
+pub(crate) fn seeds_from_env(name: &str) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}

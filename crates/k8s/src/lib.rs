@@ -17,6 +17,7 @@
 //! version (spreadlab targets 1.35).
 
 pub mod admission;
+mod changes;
 mod convert;
 mod error;
 mod load;
@@ -30,6 +31,7 @@ mod workload;
 mod yaml;
 
 pub use admission::admit_pod;
+pub use changes::{Applied, apply_object};
 pub use convert::{convert_node, convert_pod, selector_parse_errors};
 pub use error::{ConvertError, InputError, InputWarning};
 pub use workload::{Origin, Workload, WorkloadKind};

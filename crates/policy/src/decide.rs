@@ -99,10 +99,27 @@ enum On<'a> {
 }
 
 impl<'a> On<'a> {
-    fn source(self) -> &'a dyn ClusterSource {
+    fn source(self) -> Source<'a> {
         match self {
-            On::Source(source) => source,
-            On::Prepared(prepared) => prepared.source(),
+            On::Source(source) => Source::Borrowed(source),
+            On::Prepared(prepared) => Source::Shared(prepared.source()),
+        }
+    }
+}
+
+/// A decision's cluster source: the caller's, or a prepared cluster's current one.
+enum Source<'a> {
+    Borrowed(&'a dyn ClusterSource),
+    Shared(std::sync::Arc<dyn ClusterSource + Send + Sync>),
+}
+
+impl<'a> std::ops::Deref for Source<'a> {
+    type Target = dyn ClusterSource + 'a;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Source::Borrowed(source) => *source,
+            Source::Shared(source) => source.as_ref(),
         }
     }
 }
@@ -370,7 +387,8 @@ fn evaluate_in(admission: &Admission, settings: &Settings, on: On<'_>) -> Result
         }
         return Ok(outcome);
     }
-    let cluster = on.source();
+    let source = on.source();
+    let cluster: &dyn ClusterSource = &*source;
 
     // The admitted object first: a load bound can never drop it.
     let mut values = vec![Object::Value(object)];

@@ -5,16 +5,19 @@
 //! `Snapshot::rollback`): the same load and the same placement a whole read would make, without
 //! re-reading, re-loading or re-building the cluster. Checks that follow more than the
 //! replicas' placement (lint, zone loss, a rollout over running replicas, claims) read the
-//! cluster source as [`crate::decide`] does (a test decides every fixture both ways).
+//! cluster source as [`crate::decide`] does (a test decides every fixture both ways). A watched
+//! cluster's pod and node changes are applied to it in place ([`Prepared::advance`]), leaving it
+//! as a fresh read of the changed cluster would be.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use spreadlab_engine::KubeVersion;
 use spreadlab_engine::framework::Snapshot;
 use spreadlab_engine::scheduler;
-use spreadlab_k8s::{Loaded, Object, Workload};
+use spreadlab_k8s::slim::SlimPod;
+use spreadlab_k8s::{Applied, Loaded, Object, Workload};
 
 use crate::checks;
 use crate::decide::{self, Problem};
@@ -24,9 +27,8 @@ use crate::snapshot::ClusterSource;
 
 /// A cluster source with its objects loaded once, for many decisions ([`crate::decide::decide_prepared`]).
 pub struct Prepared {
-    source: Arc<dyn ClusterSource + Send + Sync>,
-    /// How many objects were read (the slow path's bound on the cluster's size).
-    objects: usize,
+    /// The source as of the last change applied (checks that read more read it).
+    source: Mutex<Arc<dyn ClusterSource + Send + Sync>>,
     state: Mutex<State>,
 }
 
@@ -34,6 +36,34 @@ pub struct Prepared {
 struct State {
     base: Loaded,
     snapshots: BTreeMap<KubeVersion, Snapshot>,
+    /// How many objects a read of the source gives (the slow path's bound on the cluster's size).
+    objects: usize,
+    /// The loaded cluster lists its pods in key order (`Loaded::pods_by_key`: a watched
+    /// cluster's read); changes are applied only then.
+    by_key: bool,
+    /// A change could not be applied whole: decisions read the source until the model is
+    /// built again.
+    broken: bool,
+}
+
+/// One object of the cluster source that changed since it was read: its old and new state
+/// (`None`: not there), both as the source lists them.
+#[derive(Clone, Debug)]
+pub enum Change {
+    /// A Pod.
+    Pod {
+        /// Before.
+        old: Option<Arc<Value>>,
+        /// After.
+        new: Option<Arc<Value>>,
+    },
+    /// A Node.
+    Node {
+        /// Before.
+        old: Option<Arc<Value>>,
+        /// After.
+        new: Option<Arc<Value>>,
+    },
 }
 
 impl Prepared {
@@ -47,25 +77,59 @@ impl Prepared {
             objects,
             &decide::load_options("default"),
         );
+        let by_key = base.pods_by_key();
         Ok(Prepared {
-            source,
-            objects: count,
+            source: Mutex::new(source),
             state: Mutex::new(State {
                 base,
                 snapshots: BTreeMap::new(),
+                objects: count,
+                by_key,
+                broken: false,
             }),
         })
     }
 
-    /// The source the cluster was read from.
-    pub fn source(&self) -> &dyn ClusterSource {
-        self.source.as_ref()
+    /// The source the cluster was read from (as of the last change applied).
+    pub fn source(&self) -> Arc<dyn ClusterSource + Send + Sync> {
+        Arc::clone(&self.source.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Applies `changes`, which moved the cluster to `source`, in place: the loaded cluster and
+    /// every snapshot become what a fresh read of `source` builds (`spreadlab_k8s::apply_object`,
+    /// `Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`). `false`, with nothing
+    /// changed, when they hold what cannot be applied so (a node added or deleted, a pod the
+    /// source could not list): the caller builds a new `Prepared` then.
+    pub fn advance(
+        &self,
+        source: Arc<dyn ClusterSource + Send + Sync>,
+        changes: &[Change],
+    ) -> bool {
+        let Ok(mut guard) = self.state.lock() else {
+            return false;
+        };
+        if guard.broken || !guard.by_key || !changes.iter().all(applicable) {
+            return false;
+        }
+        *self.source.lock().unwrap_or_else(PoisonError::into_inner) = source;
+        let state = &mut *guard;
+        let options = decide::load_options("default");
+        for change in changes {
+            if !apply(state, change, &options) {
+                // Read whole again by the caller; until then decisions read the new source.
+                state.broken = true;
+                return false;
+            }
+        }
+        true
     }
 
     /// Builds the engine's snapshot for `version` now, so that the first decision does not.
     pub fn warm(&self, version: KubeVersion) {
         if let Ok(mut state) = self.state.lock() {
-            let State { base, snapshots } = &mut *state;
+            let State {
+                base, snapshots, ..
+            } = &mut *state;
             snapshot_for(snapshots, base, version);
         }
     }
@@ -86,21 +150,28 @@ impl Prepared {
         if follows_more {
             return None;
         }
-        if self.objects > decide::MAX_CLUSTER_OBJECTS {
-            return Some(Err(decide::too_many(self.objects)));
-        }
         // A decision that panicked midway (a bug) may have left the loaded cluster taken or
         // the snapshot with its replicas: from then on every decision reads the source.
         let Ok(mut guard) = self.state.lock() else {
             return None;
         };
-        let State { base, snapshots } = &mut *guard;
+        let State {
+            base,
+            snapshots,
+            objects,
+            by_key,
+            broken,
+        } = &mut *guard;
+        if *broken {
+            return None;
+        }
+        if *objects > decide::MAX_CLUSTER_OBJECTS {
+            return Some(Err(decide::too_many(*objects)));
+        }
         if kind == Kind::Pod
             && base
-                .cluster
-                .pods
-                .iter()
-                .any(|pod| pod.namespace == admission.namespace && pod.name == admission.name)
+                .pod_position(&admission.namespace, &admission.name, *by_key)
+                .is_some()
         {
             // The slow path leaves the admitted Pod's old copy out of the cluster.
             return None;
@@ -135,6 +206,90 @@ impl Prepared {
             snapshots.remove(&version);
         }
         result
+    }
+}
+
+/// Whether `change` is one [`apply`] makes exactly: a node's change only in place (a new or
+/// deleted node moves every node after it), a pod's only when the source lists it.
+fn applicable(change: &Change) -> bool {
+    match change {
+        Change::Pod { new, .. } => new
+            .as_deref()
+            .is_none_or(|new| SlimPod::from_value(new).is_ok()),
+        Change::Node { old, new } => old.is_some() && new.is_some(),
+    }
+}
+
+/// Applies one change to the loaded cluster and every snapshot; `false` when the loader read
+/// the object otherwise than [`applicable`] expected.
+fn apply(state: &mut State, change: &Change, options: &spreadlab_k8s::LoadOptions) -> bool {
+    let State {
+        base,
+        snapshots,
+        objects,
+        ..
+    } = state;
+    match change {
+        Change::Pod { old, new } => {
+            if let Some(old) = old.as_deref()
+                && let Ok(old) = SlimPod::from_value(old)
+                && old.is_bound()
+            {
+                let (namespace, name) = (
+                    old.namespace().unwrap_or("default"),
+                    old.name().unwrap_or_default(),
+                );
+                *objects = objects.saturating_sub(1);
+                if let Some(gone) = base.remove_pod(namespace, name)
+                    && let Some(node) = gone.node_name.as_deref()
+                {
+                    for snapshot in snapshots.values_mut() {
+                        snapshot.remove_bound_pod(namespace, name, node);
+                    }
+                }
+            }
+            let Some(new) = new.as_deref() else {
+                return true;
+            };
+            let Ok(pod) = SlimPod::from_value(new) else {
+                return false;
+            };
+            if !pod.is_bound() {
+                // The scheduler's queue, not capacity (`decide::read_base`).
+                return true;
+            }
+            *objects += 1;
+            match spreadlab_k8s::apply_object(base, "cluster snapshot", Object::from(pod), options)
+            {
+                Applied::Pod(pod) => {
+                    for snapshot in snapshots.values_mut() {
+                        snapshot.add_bound_pod(Arc::clone(&pod));
+                    }
+                    true
+                }
+                Applied::Nothing => true,
+                Applied::Node(_) | Applied::Unsupported => false,
+            }
+        }
+        Change::Node { new, .. } => {
+            let Some(new) = new.as_deref() else {
+                return false;
+            };
+            match spreadlab_k8s::apply_object(
+                base,
+                "cluster snapshot",
+                Object::Value(new.clone()),
+                options,
+            ) {
+                Applied::Node(index) => {
+                    let node = &base.cluster.nodes[index];
+                    snapshots
+                        .values_mut()
+                        .all(|snapshot| snapshot.update_node(node.clone()))
+                }
+                _ => false,
+            }
+        }
     }
 }
 

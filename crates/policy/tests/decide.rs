@@ -670,6 +670,33 @@ fn the_largest_replica_count_is_decided_not_built() {
 /// GPUs, sizes that fit and sizes that stay Pending, and default spreading through a Service.
 #[test]
 fn a_prepared_cluster_decides_many_admissions_as_fresh_reads_do() {
+    let objects = large_cluster();
+    let cluster = FixtureCluster::new(objects);
+    let prepared = Prepared::new(std::sync::Arc::new(cluster.clone())).unwrap();
+    // Accepted; rejected as Pending; rejected for too few zones.
+    let mut counts = [0; 3];
+    for case in 0..24u32 {
+        let payload = admission(case);
+        let fresh = spreadlab_policy::decide_payload(payload.as_bytes(), &cluster);
+        let again = spreadlab_policy::decide_payload_prepared(payload.as_bytes(), &prepared);
+        assert_eq!(again, fresh, "case {case}");
+        let message = match &fresh {
+            Decision::Reject { message } => message.as_str(),
+            _ => "",
+        };
+        counts[0] += usize::from(message.is_empty());
+        counts[1] += usize::from(message.contains("would stay Pending: 0/360 nodes are available"));
+        counts[2] += usize::from(message.contains("policy requires 3"));
+    }
+    assert!(
+        counts.iter().all(|&n| n >= 3),
+        "{counts:?}: too few cases of a kind"
+    );
+}
+
+/// 360 nodes in three zones (some with GPUs, some tainted) and 2,400 bound pods of 40 apps, the
+/// pods in `namespace/name` order as a watched cluster lists them.
+fn large_cluster() -> Vec<Value> {
     let zones = ["zone-a", "zone-b", "zone-c"];
     let mut objects: Vec<Value> = (0..360)
         .map(|n| {
@@ -694,56 +721,165 @@ fn a_prepared_cluster_decides_many_admissions_as_fresh_reads_do() {
     }
     objects.push(json!({"apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "web", "namespace": "apps"}, "spec": {"selector": {"app": "web"}}}));
-    let cluster = FixtureCluster::new(objects);
-    let prepared = Prepared::new(std::sync::Arc::new(cluster.clone())).unwrap();
-    // Accepted; rejected as Pending; rejected for too few zones.
-    let mut counts = [0; 3];
-    for case in 0..24u32 {
-        let replicas = [3, 12, 60, 900][case as usize % 4];
-        let key = ["topology.kubernetes.io/zone", "kubernetes.io/hostname"][case as usize / 4 % 2];
-        let when = ["DoNotSchedule", "ScheduleAnyway"][case as usize / 8 % 2];
-        let app = if case % 5 == 0 {
-            String::from("web")
-        } else {
-            format!("app-{case}")
-        };
-        let mut spec = json!({"containers": [{"name": "c", "resources": {"requests":
-            {"cpu": format!("{}", 1 + case % 4), "memory": "2Gi"}}}]});
-        if case % 3 != 2 {
-            spec["topologySpreadConstraints"] = json!([{"maxSkew": 1 + case % 2, "topologyKey": key,
-                "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"app": app}}}]);
-        }
-        if case % 6 == 1 {
-            spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
-                [{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": app}}}]}});
-        }
-        if case % 7 == 3 {
-            spec["containers"][0]["resources"]["limits"] = json!({"nvidia.com/gpu": "2"});
-        }
-        let request = json!({"request": {"uid": format!("u{case}"),
-            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
-            "name": app, "namespace": "apps", "operation": "CREATE",
-            "object": {"apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": app, "namespace": "apps"},
-                "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
-                    "template": {"metadata": {"labels": {"app": app}}, "spec": spec}}}},
-            "settings": if case % 2 == 0 { json!({"requiredTopologyKeys":
-                [{"topologyKey": "topology.kubernetes.io/zone", "minDomains": 3}]}) } else { json!({}) }});
-        let payload = request.to_string();
-        let fresh = spreadlab_policy::decide_payload(payload.as_bytes(), &cluster);
-        let again = spreadlab_policy::decide_payload_prepared(payload.as_bytes(), &prepared);
-        assert_eq!(again, fresh, "case {case}");
-        let message = match &fresh {
-            Decision::Reject { message } => message.as_str(),
-            _ => "",
-        };
-        counts[0] += usize::from(message.is_empty());
-        counts[1] += usize::from(message.contains("would stay Pending: 0/360 nodes are available"));
-        counts[2] += usize::from(message.contains("policy requires 3"));
+    objects.sort_by_key(|o| {
+        let kind = o["kind"].as_str().unwrap_or_default().to_owned();
+        let rank = ["Node", "Pod", "Service"].iter().position(|k| *k == kind);
+        (
+            rank,
+            format!(
+                "{}/{}",
+                o["metadata"]["namespace"].as_str().unwrap_or(""),
+                o["metadata"]["name"].as_str().unwrap_or("")
+            ),
+        )
+    });
+    objects
+}
+
+/// The admission request of case `case`: a Deployment of 3 to 900 replicas spread over zones or
+/// hosts, hard or soft, some with anti-affinity or GPUs, half with a minDomains rule.
+fn admission(case: u32) -> String {
+    let replicas = [3, 12, 60, 900][case as usize % 4];
+    let key = ["topology.kubernetes.io/zone", "kubernetes.io/hostname"][case as usize / 4 % 2];
+    let when = ["DoNotSchedule", "ScheduleAnyway"][case as usize / 8 % 2];
+    let app = if case.is_multiple_of(5) {
+        String::from("web")
+    } else {
+        format!("app-{case}")
+    };
+    let mut spec = json!({"containers": [{"name": "c", "resources": {"requests":
+        {"cpu": format!("{}", 1 + case % 4), "memory": "2Gi"}}}]});
+    if case % 3 != 2 {
+        spec["topologySpreadConstraints"] = json!([{"maxSkew": 1 + case % 2, "topologyKey": key,
+        "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"app": app}}}]);
     }
-    assert!(
-        counts.iter().all(|&n| n >= 3),
-        "{counts:?}: too few cases of a kind"
-    );
+    if case % 6 == 1 {
+        spec["affinity"] = json!({"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        [{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": app}}}]}});
+    }
+    if case % 7 == 3 {
+        spec["containers"][0]["resources"]["limits"] = json!({"nvidia.com/gpu": "2"});
+    }
+    let request = json!({"request": {"uid": format!("u{case}"),
+        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+        "name": app, "namespace": "apps", "operation": "CREATE",
+        "object": {"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": app, "namespace": "apps"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": app}},
+            "template": {"metadata": {"labels": {"app": app}}, "spec": spec}}}},
+        "settings": if case.is_multiple_of(2) { json!({"requiredTopologyKeys":
+        [{"topologyKey": "topology.kubernetes.io/zone", "minDomains": 3}]}) } else { json!({}) }});
+    request.to_string()
+}
+
+/// A prepared cluster advanced by pod and node changes (`Prepared::advance`, as `serve` applies a
+/// watched cluster's events) decides every case as a fresh read of the changed cluster does;
+/// a node added is refused and leaves the model as it was.
+#[test]
+fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
+    use spreadlab_policy::prepared::Change;
+    use std::sync::Arc;
+    let mut objects = large_cluster();
+    let prepared = Prepared::new(Arc::new(FixtureCluster::new(objects.clone()))).unwrap();
+    let name = |o: &Value| {
+        o["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let at =
+        |objects: &[Value], wanted: &str| objects.iter().position(|o| name(o) == wanted).unwrap();
+    let shared = |v: &Value| Some(Arc::new(v.clone()));
+    let mut rounds = 0;
+    for round in 0..4usize {
+        let mut changes = Vec::new();
+        // A pod deleted, one relabelled into `web` (the Service's app), one moved to another node.
+        for (step, p) in [
+            (0, 7 + round * 31),
+            (1, 500 + round * 97),
+            (2, 1200 + round * 13),
+        ] {
+            let wanted = format!("svc-{}-{p}", p % 40);
+            let index = at(&objects, &wanted);
+            let old = objects[index].clone();
+            match step {
+                0 => {
+                    objects.remove(index);
+                    changes.push(Change::Pod {
+                        old: shared(&old),
+                        new: None,
+                    });
+                }
+                1 => {
+                    objects[index]["metadata"]["labels"]["app"] = json!("web");
+                    changes.push(Change::Pod {
+                        old: shared(&old),
+                        new: shared(&objects[index]),
+                    });
+                }
+                _ => {
+                    // Deleted, and a replacement bound elsewhere (it sorts right after it).
+                    let mut new = old.clone();
+                    new["metadata"]["name"] = json!(format!("{wanted}-r{round}"));
+                    new["spec"]["nodeName"] = json!(format!("node-{:03}", (p * 3 + round) % 360));
+                    objects.insert(index + 1, new.clone());
+                    changes.push(Change::Pod {
+                        old: None,
+                        new: shared(&new),
+                    });
+                }
+            }
+        }
+        // A node tainted, and one moved to another zone.
+        for (step, n) in [(0, 3 + round * 5), (1, 100 + round * 11)] {
+            let index = at(&objects, &format!("node-{n:03}"));
+            let old = objects[index].clone();
+            if step == 0 {
+                objects[index]["spec"]["taints"] =
+                    json!([{"key": "maintenance", "effect": "NoSchedule"}]);
+            } else {
+                objects[index]["metadata"]["labels"]["topology.kubernetes.io/zone"] =
+                    json!("zone-d");
+            }
+            changes.push(Change::Node {
+                old: shared(&old),
+                new: shared(&objects[index]),
+            });
+        }
+        let cluster = FixtureCluster::new(objects.clone());
+        assert!(
+            prepared.advance(Arc::new(cluster.clone()), &changes),
+            "round {round}"
+        );
+        // A third of the cases each round (a fresh read per case is the slow part).
+        for case in (round as u32..24).step_by(3) {
+            let payload = admission(case);
+            let fresh = spreadlab_policy::decide_payload(payload.as_bytes(), &cluster);
+            let advanced = spreadlab_policy::decide_payload_prepared(payload.as_bytes(), &prepared);
+            assert_eq!(advanced, fresh, "round {round} case {case}");
+        }
+        rounds += 1;
+    }
+    // A new node is not applied in place: refused, with the model as it was.
+    let before: Vec<Decision> = (0..24)
+        .map(|case| {
+            spreadlab_policy::decide_payload_prepared(admission(case).as_bytes(), &prepared)
+        })
+        .collect();
+    let mut node = objects[0].clone();
+    node["metadata"]["name"] = json!("node-999");
+    let mut grown = objects.clone();
+    grown.insert(360, node.clone());
+    let change = Change::Node {
+        old: None,
+        new: shared(&node),
+    };
+    assert!(!prepared.advance(Arc::new(FixtureCluster::new(grown)), &[change]));
+    for (case, decision) in before.iter().enumerate() {
+        let again =
+            spreadlab_policy::decide_payload_prepared(admission(case as u32).as_bytes(), &prepared);
+        assert_eq!(&again, decision, "case {case}");
+    }
+    assert_eq!(rounds, 4);
 }

@@ -15,6 +15,8 @@ use crate::model::{
 use super::types::*;
 use crate::version::KubeVersion;
 
+mod changes;
+
 /// The scheduler's view of the cluster at one moment (`cache.Snapshot`), updated in place as pods bind.
 #[derive(Clone, Debug)]
 pub struct Snapshot {

@@ -45,6 +45,8 @@ pub struct Metrics {
     model_current: Gauge,
     model_age: Gauge<f64, std::sync::atomic::AtomicU64>,
     model_build: Gauge<f64, std::sync::atomic::AtomicU64>,
+    model_changes: Gauge,
+    model_changes_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
 }
 
 /// How a watched (or snapshot) cluster stands, set before each scrape.
@@ -80,6 +82,8 @@ impl Default for Metrics {
             model_current: Gauge::default(),
             model_age: Gauge::default(),
             model_build: Gauge::default(),
+            model_changes: Gauge::default(),
+            model_changes_seconds: Gauge::default(),
         };
         {
             // Each registered metric is a handle on the same value as the struct's field.
@@ -125,6 +129,11 @@ impl Default for Metrics {
                     "1 when the decisions' model is built from the cluster's current state, else 0 (one is being built)",
                     &metrics.model_current,
                 ),
+                (
+                    "model_changes",
+                    "Pod and node changes applied to the decisions' model in place (not rebuilt)",
+                    &metrics.model_changes,
+                ),
             ] {
                 registry.register(name, help, gauge.clone());
             }
@@ -143,6 +152,11 @@ impl Default for Metrics {
                     "model_build_seconds",
                     "How long building the decisions' model of the cluster took (read, load, snapshot)",
                     &metrics.model_build,
+                ),
+                (
+                    "model_changes_seconds",
+                    "How long applying the last batch of changes to the decisions' model took",
+                    &metrics.model_changes_seconds,
                 ),
             ] {
                 registry.register(name, help, gauge.clone());
@@ -186,6 +200,9 @@ impl Metrics {
         self.model_current.set(i64::from(cluster.model.current));
         self.model_age.set(seconds(cluster.model.age));
         self.model_build.set(seconds(cluster.model.took));
+        self.model_changes.set(gauge(cluster.model.changes));
+        self.model_changes_seconds
+            .set(seconds(cluster.model.last_changes));
         let mut text = String::new();
         let registry = self.registry.lock().unwrap_or_else(|e| e.into_inner());
         // Writing into a String cannot fail.
@@ -216,6 +233,8 @@ mod tests {
                 current: true,
                 age: Some(Duration::from_secs(1)),
                 took: Some(Duration::from_millis(250)),
+                changes: 12,
+                last_changes: Some(Duration::from_micros(500)),
             },
         });
         assert!(
@@ -244,6 +263,11 @@ mod tests {
         assert!(text.contains("spreadlab_cluster_synced 1"), "{text}");
         assert!(text.contains("spreadlab_cluster_age_seconds 2.0"), "{text}");
         assert!(text.contains("spreadlab_model_current 1"), "{text}");
+        assert!(text.contains("spreadlab_model_changes 12"), "{text}");
+        assert!(
+            text.contains("spreadlab_model_changes_seconds 0.0005"),
+            "{text}"
+        );
         assert!(
             text.contains("spreadlab_model_build_seconds 0.25"),
             "{text}"

@@ -55,22 +55,41 @@ impl ClusterSource for LiveCluster {
     }
 }
 
+/// The cluster a decision reads now ([`Origin::cluster`]).
+pub struct ClusterNow {
+    /// Which state of the origin it is.
+    pub key: StateKey,
+    /// How current the model built from it must be.
+    pub freshness: Freshness,
+    /// Its objects.
+    pub source: Arc<dyn ClusterSource + Send + Sync>,
+    /// A watched cluster's view of them, from which the changes since an earlier view are
+    /// found (`View::changes_since`).
+    pub view: Option<spreadlab_cluster::View>,
+}
+
 impl Origin {
-    /// The cluster a decision reads now, with its state's key and how current the model built
-    /// from it must be, or the answer saying why there is none yet.
-    pub fn cluster(
-        &self,
-    ) -> Result<(StateKey, Freshness, Arc<dyn ClusterSource + Send + Sync>), Answer> {
+    /// The cluster a decision reads now, or the answer saying why there is none yet.
+    pub fn cluster(&self) -> Result<ClusterNow, Answer> {
         match self {
             Origin::Files(snapshot) => {
                 let current = snapshot.current();
-                Ok(((current.generation, 0), Freshness::Exact, current.cluster))
+                Ok(ClusterNow {
+                    key: (current.generation, 0),
+                    freshness: Freshness::Exact,
+                    source: current.cluster,
+                    view: None,
+                })
             }
             Origin::Live(watched) => {
                 let view = watched.view();
                 if view.synced() {
-                    let key = (view.events, view.relists);
-                    Ok((key, Freshness::Latest, Arc::new(LiveCluster(view))))
+                    Ok(ClusterNow {
+                        key: (view.events, view.relists),
+                        freshness: Freshness::Latest,
+                        source: Arc::new(LiveCluster(view.clone())),
+                        view: Some(view),
+                    })
                 } else {
                     let kinds: Vec<&str> = view.unsynced.iter().map(|k| k.plural).collect();
                     Err((

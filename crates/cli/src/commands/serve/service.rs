@@ -131,21 +131,20 @@ impl Service {
 
     /// The decisions' model against the origin's state now.
     fn model_status(&self) -> super::model::ModelStatus {
-        let key = self.origin.cluster().ok().map(|(key, _, _)| key);
+        let key = self.origin.cluster().ok().map(|now| now.key);
         self.model.status(key)
     }
 
     /// The cluster a decision reads now (its model, or the source when no model can be built
     /// from it), or the answer saying why there is none yet.
     fn cluster(&self) -> Result<Decider, Answer> {
-        let (key, freshness, source) = self.origin.cluster()?;
-        Ok(
-            match self.model.prepared(key, Arc::clone(&source), freshness) {
-                Ok(prepared) => Decider::Prepared(prepared),
-                // Decided on the source, which reports the problem as `onUnparseable` says.
-                Err(_) => Decider::Source(source),
-            },
-        )
+        let now = self.origin.cluster()?;
+        let source = Arc::clone(&now.source);
+        Ok(match self.model.prepared(now) {
+            Ok(prepared) => Decider::Prepared(prepared),
+            // Decided on the source, which reports the problem as `onUnparseable` says.
+            Err(_) => Decider::Source(source),
+        })
     }
 
     /// Builds the model of the origin's state now if it is not built (the refresher thread).
@@ -163,6 +162,8 @@ impl Service {
             "current": model.current,
             "ageSeconds": model.age.map(|age| age.as_secs_f64()),
             "buildSeconds": model.took.map(|took| took.as_secs_f64()),
+            "changesApplied": model.changes,
+            "lastChangesSeconds": model.last_changes.map(|took| took.as_secs_f64()),
         });
         (status, body)
     }

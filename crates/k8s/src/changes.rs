@@ -1,0 +1,122 @@
+//! A watched cluster's changes applied to a load of it ([`Loaded`]) in place: a changed Pod or
+//! Node is read as a fresh read of the changed cluster reads it and takes the place a fresh
+//! read gives it (pods in the `namespace/name` order a watched cluster lists them in; a node in
+//! its old place), so the loaded cluster equals the fresh read's.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use spreadlab_engine::model::Pod;
+
+use crate::{LoadOptions, Loaded, Object, load_onto};
+
+/// What reading one changed object did to a [`Loaded`] ([`apply_object`]).
+#[derive(Clone, Debug)]
+pub enum Applied {
+    /// A bound pod, now in the cluster.
+    Pod(Arc<Pod>),
+    /// The node at this index of the cluster's nodes, read again in its place.
+    Node(usize),
+    /// Nothing entered the cluster (a terminal pod, or an object with errors, which are kept).
+    Nothing,
+    /// The object would change more than one pod or node in place (a new node, a workload, or
+    /// a kind other than Pod and Node): the caller reads the whole cluster again.
+    Unsupported,
+}
+
+impl Loaded {
+    /// Whether the cluster lists its pods in `namespace/name` order, as a read of a watched
+    /// cluster does: only then can [`apply_object`] and [`Loaded::remove_pod`] keep it so.
+    pub fn pods_by_key(&self) -> bool {
+        self.cluster
+            .pods
+            .windows(2)
+            .all(|pair| key_order(&pair[0], &pair[1].namespace, &pair[1].name) == Ordering::Less)
+    }
+
+    /// Where the pod `namespace/name` is among the cluster's pods: searched by halves when they
+    /// are in key order (`by_key`, see [`Loaded::pods_by_key`]), one by one otherwise.
+    pub fn pod_position(&self, namespace: &str, name: &str, by_key: bool) -> Option<usize> {
+        let pods = &self.cluster.pods;
+        if by_key {
+            pods.binary_search_by(|pod| key_order(pod, namespace, name))
+                .ok()
+        } else {
+            pods.iter()
+                .position(|pod| pod.namespace == namespace && pod.name == name)
+        }
+    }
+
+    /// Takes the pod `namespace/name` out of a cluster whose pods are in key order (a deletion,
+    /// or the old side of an update) and returns it; `None` when it is not there.
+    pub fn remove_pod(&mut self, namespace: &str, name: &str) -> Option<Arc<Pod>> {
+        let position = self.pod_position(namespace, name, true)?;
+        Some(self.cluster.pods.remove(position))
+    }
+}
+
+/// Reads `object` (a changed bound Pod or Node) onto `base`, whose pods are in key order
+/// ([`Loaded::pods_by_key`]), as a fresh read of the whole cluster would have read it (see the
+/// module documentation).
+pub fn apply_object(
+    base: &mut Loaded,
+    origin: &str,
+    object: Object,
+    options: &LoadOptions,
+) -> Applied {
+    let before = base.mark();
+    load_onto(base, origin, vec![object], options);
+    let cluster = &base.cluster;
+    let pods = cluster.pods.len() - before.pods;
+    let nodes = cluster.nodes.len() - before.nodes;
+    let others = base.workloads.len() != before.workloads
+        || base.hpas.len() != before.hpas
+        || cluster.namespaces.len() != before.namespaces
+        || cluster.services.len() != before.services
+        || cluster.controllers.len() != before.controllers
+        || cluster.pdbs.len() != before.pdbs
+        || !Arc::ptr_eq(&cluster.storage, &before.storage);
+    match (pods, nodes, others) {
+        (0, 0, false) => Applied::Nothing,
+        (1, 0, false) => {
+            let pods = &mut base.cluster.pods;
+            let pod = pods.pop().expect("one pod was loaded");
+            let position = pods.partition_point(|other| {
+                key_order(other, &pod.namespace, &pod.name) == Ordering::Less
+            });
+            pods.insert(position, Arc::clone(&pod));
+            Applied::Pod(pod)
+        }
+        (0, 1, false) => {
+            let nodes = &mut base.cluster.nodes;
+            let node = nodes.pop().expect("one node was loaded");
+            match nodes.iter().position(|other| other.name == node.name) {
+                Some(index) => {
+                    nodes[index] = node;
+                    Applied::Node(index)
+                }
+                None => {
+                    base.truncate(before);
+                    Applied::Unsupported
+                }
+            }
+        }
+        _ => {
+            base.truncate(before);
+            Applied::Unsupported
+        }
+    }
+}
+
+/// `pod` against `namespace/name` in the order of the keys a watched cluster lists pods by.
+fn key_order(pod: &Pod, namespace: &str, name: &str) -> Ordering {
+    key_bytes(&pod.namespace, &pod.name).cmp(key_bytes(namespace, name))
+}
+
+/// The bytes of `namespace/name`.
+fn key_bytes<'a>(namespace: &'a str, name: &'a str) -> impl Iterator<Item = u8> + 'a {
+    namespace
+        .bytes()
+        .chain(std::iter::once(b'/'))
+        .chain(name.bytes())
+}
