@@ -209,6 +209,92 @@ fn a_cluster_read_through_its_api_server_answers_as_its_files() {
     }
 }
 
+/// `--in-cluster`, as in a pod: kube's `Config::incluster` reads the service account's token and
+/// CA at the fixed path a pod has them (`/var/run/secrets/kubernetes.io/serviceaccount`) and the
+/// API server's address from `KUBERNETES_SERVICE_HOST` and `_PORT`. The command runs in a
+/// mount namespace of its own (`unshare`) with a tmpfs on `/run` holding those files, so the
+/// machine's own paths are not touched; it must answer as `--kubeconfig` does.
+#[test]
+fn in_cluster_configuration_reads_the_pods_service_account() {
+    let Some(harness) = harness() else { return };
+    let id = "service-default-spread";
+    let server = ApiServer::start(&harness, "in-cluster");
+    let cluster = scenario(id, "cluster.yaml");
+    let workload = scenario(id, "workload.yaml");
+    server.create(&objects(&cluster));
+    let admin = server.kubeconfig("admin");
+    let workload = workload.to_str().unwrap();
+    let live = simulate(&["--kubeconfig", admin.to_str().unwrap(), workload]);
+
+    let kubeconfig: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(&admin).unwrap()).unwrap();
+    let token = kubeconfig["users"][0]["user"]["token"].as_str().unwrap();
+    let cluster = &kubeconfig["clusters"][0]["cluster"];
+    let ca = base64::engine::general_purpose::STANDARD
+        .decode(cluster["certificate-authority-data"].as_str().unwrap())
+        .unwrap();
+    let account = server.dir.join("serviceaccount");
+    std::fs::create_dir_all(&account).unwrap();
+    std::fs::write(account.join("token"), token).unwrap();
+    std::fs::write(account.join("ca.crt"), ca).unwrap();
+    std::fs::write(account.join("namespace"), "default").unwrap();
+    let (host, port) = cluster["server"]
+        .as_str()
+        .unwrap()
+        .trim_start_matches("https://")
+        .rsplit_once(':')
+        .unwrap();
+    let script = "mount -t tmpfs tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount \
+                  && cp \"$1\"/* /run/secrets/kubernetes.io/serviceaccount/ && shift && exec \"$@\"";
+    let output = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(&account)
+        .arg(env!("CARGO_BIN_EXE_spreadlab"))
+        .args([
+            "simulate",
+            "--in-cluster",
+            "--kubernetes-version",
+            "1.35",
+            "-o",
+            "json",
+        ])
+        .args(["--detail", "none", workload])
+        .env("KUBERNETES_SERVICE_HOST", host)
+        .env("KUBERNETES_SERVICE_PORT", port)
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    if stderr.contains("unshare:") && stderr.contains("not permitted") {
+        eprintln!("skipped: no mount namespace here ({stderr})");
+        return;
+    }
+    assert!(
+        output.status.code().is_some_and(|c| c <= 1),
+        "{}\n{stderr}",
+        output.status
+    );
+    let in_cluster: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_matches_recording(id, &in_cluster);
+    assert_eq!(
+        decisions(&in_cluster),
+        decisions(&live),
+        "in-cluster against --kubeconfig"
+    );
+    assert!(
+        stderr.contains(&format!("from https://{host}:{port}")),
+        "{stderr}"
+    );
+}
+
 /// A user RBAC grants nothing is refused with the kind and the verb it lacks, and `serve` watching
 /// as that user stays unready (503, the watch's 403 in `/healthz`); bound to
 /// `policies/rbac/spreadlab-reader.yaml`, the same user reads everything and `serve` becomes ready.
@@ -797,6 +883,89 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
     }
 }
 
+/// `policies/webhook/mutating.yaml`'s path end to end: `serve --settings` with `mutate: true`,
+/// registered as the API server's MutatingWebhookConfiguration, answers a Deployment without a
+/// spread with a JSON Patch (kube-core's AdmissionResponse, `json_patch::diff`) that the real API
+/// server applies: the stored Deployment carries the added zone spread over its own pods.
+#[test]
+fn the_api_server_applies_the_mutating_webhooks_patch() {
+    let Some(harness) = harness() else { return };
+    let server = ApiServer::start(&harness, "mutating");
+    let id = "default-stacking";
+    server.create(&objects(&scenario(id, "cluster.yaml")));
+    let dir = server_dir("live-serve", "mutating");
+    let settings = server.dir.join("settings.yaml");
+    std::fs::write(&settings, "mutate: true\n").unwrap();
+    let admin = server.kubeconfig("admin");
+    let serving = serve(
+        dir,
+        &[
+            "--kubeconfig",
+            admin.to_str().unwrap(),
+            "--settings",
+            settings.to_str().unwrap(),
+        ],
+    );
+    let workload = objects(&scenario(id, "workload.yaml")).remove(0);
+    assert!(workload["spec"]["template"]["spec"]["topologySpreadConstraints"].is_null());
+    wait_for(
+        &serving,
+        Duration::from_secs(60),
+        "the cluster listed",
+        &mut || plain(&serving, &workload)["allowed"] == true,
+    );
+    let ca = base64::engine::general_purpose::STANDARD.encode(&serving.ca_pem);
+    server.create(&[json!({
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": "spreadlab"},
+        "webhooks": [{
+            "name": "placement.spreadlab.dev",
+            "clientConfig": {"url": format!("https://127.0.0.1:{}/validate", serving.port), "caBundle": ca},
+            "rules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"],
+                       "resources": ["deployments"]}],
+            "failurePolicy": "Fail",
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+            "timeoutSeconds": 10,
+        }]
+    })]);
+    // The configuration takes a moment to reach the admission chain: each try has its own name.
+    let started = Instant::now();
+    let created = (1..)
+        .find_map(|attempt| {
+            let mut deployment = workload.clone();
+            deployment["metadata"]["name"] = json!(format!("mutated-{attempt}"));
+            let created = server.create_returning(&deployment);
+            let spread = &created["spec"]["template"]["spec"]["topologySpreadConstraints"];
+            if spread.is_null() {
+                assert!(
+                    started.elapsed() < Duration::from_secs(30),
+                    "never mutated; serve's log:\n{}",
+                    serving.log.lock().unwrap()
+                );
+                std::thread::sleep(Duration::from_millis(100));
+                return None;
+            }
+            Some(created)
+        })
+        .unwrap();
+    let spread = &created["spec"]["template"]["spec"]["topologySpreadConstraints"][0];
+    assert_eq!(
+        spread["topologyKey"], "topology.kubernetes.io/zone",
+        "{created}"
+    );
+    assert_eq!(
+        spread["labelSelector"], workload["spec"]["selector"],
+        "{created}"
+    );
+    // Nothing else was rewritten: the template's containers are as sent.
+    assert_eq!(
+        created["spec"]["template"]["spec"]["containers"][0]["name"],
+        workload["spec"]["template"]["spec"]["containers"][0]["name"]
+    );
+}
+
 /// Measurement, not a test (`--ignored`; sizes from `SPREADLAB_LIVE_NODES`, default 1,000, and
 /// `SPREADLAB_LIVE_PODS`, default 10,000): a cluster of that size in the real API server, then
 /// the time to read it (`snapshot`), `serve --kubeconfig`'s time to be ready and its memory, the
@@ -877,6 +1046,8 @@ fn live_scale() {
     let review = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
         "uid": "u", "operation": "CREATE", "namespace": "default",
         "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+        "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+        "userInfo": {"username": "kubernetes-admin"},
         "object": {"apiVersion": "apps/v1", "kind": "Deployment",
                    "metadata": {"name": "web", "namespace": "default"},
                    "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},

@@ -131,6 +131,8 @@ fn plain_endpoint_accepts_what_fits_and_reloads_the_snapshot() {
         "request": {
             "uid": "abc-123",
             "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "userInfo": {"username": "kubernetes-admin"},
             "operation": "CREATE",
             "namespace": "default",
             "object": workload("vllm-eight-two-zones"),
@@ -141,6 +143,21 @@ fn plain_endpoint_accepts_what_fits_and_reloads_the_snapshot() {
     assert_eq!(answer["kind"], "AdmissionReview");
     assert_eq!(answer["response"]["uid"], "abc-123");
     assert_eq!(answer["response"]["allowed"], true);
+    // A review without a field the API server always sends is refused, naming it.
+    let mut partial = review.clone();
+    partial["request"]
+        .as_object_mut()
+        .unwrap()
+        .remove("resource");
+    let (status, answer) = request(&server, "POST", "/validate", partial.to_string().as_bytes());
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("missing field `resource`"),
+        "{answer}"
+    );
 
     let (_, health) = request(&server, "GET", "/healthz", b"");
     assert_eq!(health["snapshot"]["generation"], 1);
@@ -475,8 +492,8 @@ fn a_decision_past_its_deadline_is_an_error() {
 
 /// `--settings`: the policy's settings file. `mode: warn` turns the refusal on the full GPU
 /// scenario (the real scheduler left one replica Pending, expected.jsonl) into warnings, and
-/// `mutate: true` answers an AdmissionReview with a JSONPatch replacing the object by the
-/// mutated one (a zone spread selecting its own pods added to a Deployment without one).
+/// `mutate: true` answers an AdmissionReview with a JSONPatch from the object to the mutated
+/// one (a zone spread selecting its own pods added to a Deployment without one).
 #[test]
 fn settings_file_and_admission_review_patch() {
     let dir = std::env::temp_dir().join(format!("spreadlab-settings-file-{}", std::process::id()));
@@ -501,6 +518,8 @@ fn settings_file_and_admission_review_patch() {
         "request": {
             "uid": "u-1",
             "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "userInfo": {"username": "kubernetes-admin"},
             "operation": "CREATE",
             "namespace": "default",
             "object": object,
@@ -519,9 +538,20 @@ fn settings_file_and_admission_review_patch() {
             .unwrap(),
     )
     .unwrap();
-    assert_eq!(patch[0]["op"], "replace");
-    assert_eq!(patch[0]["path"], "");
-    let constraints = &patch[0]["value"]["spec"]["template"]["spec"]["topologySpreadConstraints"];
+    // Only what changed: the constraint added, nothing else of the object rewritten.
+    assert_eq!(patch.as_array().unwrap().len(), 1, "{patch}");
+    assert_eq!(patch[0]["op"], "add", "{patch}");
+    assert_eq!(
+        patch[0]["path"], "/spec/template/spec/topologySpreadConstraints",
+        "{patch}"
+    );
+    let mut patched = object.clone();
+    json_patch::patch(
+        &mut patched,
+        &serde_json::from_value::<json_patch::Patch>(patch).unwrap(),
+    )
+    .unwrap();
+    let constraints = &patched["spec"]["template"]["spec"]["topologySpreadConstraints"];
     assert_eq!(constraints[0]["topologyKey"], "topology.kubernetes.io/zone");
     assert_eq!(constraints[0]["whenUnsatisfiable"], "DoNotSchedule");
     assert_eq!(constraints[0]["labelSelector"], object["spec"]["selector"]);
@@ -807,6 +837,8 @@ fn eight_clients_at_once_each_get_the_scheduler_verdict() {
                                     "operation": "CREATE",
                                     "namespace": "default",
                                     "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+                                    "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+                                    "userInfo": {"username": "kubernetes-admin"},
                                     "object": workload("gpu-three-zones-one-full"),
                                 },
                             });

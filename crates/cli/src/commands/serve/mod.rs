@@ -305,6 +305,7 @@ mod connection;
 mod metrics;
 mod model;
 mod origin;
+mod review;
 mod service;
 mod snapshot;
 

@@ -8,7 +8,6 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use base64::Engine as _;
 use serde_json::{Value, json};
 use spreadlab_k8s::{LoadOptions, Source};
 use spreadlab_policy::decide::{Decision, decide, decide_prepared};
@@ -18,6 +17,7 @@ use spreadlab_policy::snapshot::ClusterSource;
 
 use super::model::Model;
 pub use super::origin::{Origin, watched_kinds};
+use super::review;
 use super::snapshot::Snapshot;
 use super::*;
 
@@ -388,32 +388,8 @@ impl Service {
             Ok(cluster) => cluster,
             Err(answer) => return answer,
         };
-        if let Some(request) = body.get("request") {
-            // An AdmissionReview.
-            let decision = cluster.decide(request, &self.settings);
-            let verdict = verdict(&decision);
-            let mut response = json!({
-                "uid": request.get("uid").cloned().unwrap_or(Value::from("")),
-                "allowed": verdict["allowed"],
-            });
-            if let Some(message) = verdict["message"].as_str() {
-                response["status"] = json!({"code": 400, "message": message});
-            }
-            if !verdict["warnings"].as_array().is_none_or(Vec::is_empty) {
-                response["warnings"] = verdict["warnings"].clone();
-            }
-            if let Decision::Mutate { object, .. } = &decision {
-                response["patchType"] = Value::from("JSONPatch");
-                response["patch"] = Value::from(whole_object_patch(object));
-            }
-            return (
-                200,
-                json!({
-                    "apiVersion": "admission.k8s.io/v1",
-                    "kind": "AdmissionReview",
-                    "response": response,
-                }),
-            );
+        if body.get("request").is_some() {
+            return review::answer(body, |request| cluster.decide(request, &self.settings));
         }
         let Some(object) = body.get("object").cloned() else {
             return (
@@ -534,10 +510,4 @@ pub(super) fn verdict(decision: &Decision) -> Value {
             json!({"allowed": false, "message": message, "warnings": []})
         }
     }
-}
-
-/// A base64 JSON patch replacing the whole object (AdmissionReview's `patch`).
-pub(super) fn whole_object_patch(object: &Value) -> String {
-    let patch = json!([{"op": "replace", "path": "", "value": object}]);
-    base64::engine::general_purpose::STANDARD.encode(serde_json::to_vec(&patch).unwrap_or_default())
 }
