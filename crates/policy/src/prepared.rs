@@ -114,11 +114,27 @@ impl Prepared {
         *self.source.lock().unwrap_or_else(PoisonError::into_inner) = source;
         let state = &mut *guard;
         let options = decide::load_options("default");
+        let (warnings, errors) = (state.base.warnings.len(), state.base.errors.len());
         for change in changes {
             if !apply(state, change, &options) {
                 // Read whole again by the caller; until then decisions read the new source.
                 state.broken = true;
                 return false;
+            }
+        }
+        // What the changed objects' reads said is not kept: no decision reads it, and a stream
+        // of changes would grow it without end.
+        state.base.warnings.truncate(warnings);
+        state.base.errors.truncate(errors);
+        // A removed pod leaves its arena slot behind: a snapshot holding more dead slots than
+        // live pods is built again from the loaded cluster (once per that many changes).
+        let live = state.base.cluster.pods.len();
+        let State {
+            base, snapshots, ..
+        } = state;
+        for snapshot in snapshots.values_mut() {
+            if snapshot.pods.len() > 2 * live + 1024 {
+                *snapshot = Snapshot::new(&base.cluster, snapshot.version).0;
             }
         }
         true
@@ -364,4 +380,55 @@ fn place(
     }
     let rolled_back = snapshot.rollback(snapshot_mark);
     Some((violations, rolled_back))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FixtureCluster;
+    use serde_json::json;
+
+    /// A long stream of pod changes keeps the snapshot's arena bounded (dead slots are dropped by
+    /// building it again) and the warnings of the changed objects' reads unkept.
+    #[test]
+    fn a_long_stream_of_changes_keeps_the_model_bounded() {
+        let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"},
+            "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}});
+        let source = Arc::new(FixtureCluster::new(vec![node]));
+        let prepared = Prepared::new(source.clone()).unwrap();
+        prepared.warm(KubeVersion::DEFAULT);
+        // An unknown PriorityClass: each read of the pod warns.
+        let pod = Arc::new(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"nodeName": "a", "priorityClassName": "missing",
+                     "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}));
+        for round in 0..5_000 {
+            let change = if round % 2 == 0 {
+                Change::Pod {
+                    old: None,
+                    new: Some(pod.clone()),
+                }
+            } else {
+                Change::Pod {
+                    old: Some(pod.clone()),
+                    new: None,
+                }
+            };
+            assert!(prepared.advance(source.clone(), &[change]), "round {round}");
+        }
+        let state = prepared.state.lock().unwrap();
+        let snapshot = &state.snapshots[&KubeVersion::DEFAULT];
+        assert!(
+            snapshot.pods.len() <= 1024 + 1,
+            "{} slots",
+            snapshot.pods.len()
+        );
+        assert!(
+            state.base.warnings.is_empty(),
+            "{} warnings kept",
+            state.base.warnings.len()
+        );
+        assert!(state.base.cluster.pods.is_empty());
+        assert_eq!(snapshot.nodes[0].pods.len(), 0);
+    }
 }

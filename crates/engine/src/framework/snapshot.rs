@@ -154,12 +154,15 @@ impl Snapshot {
     /// Builds the snapshot. Terminal pods (`Succeeded`/`Failed`) are dropped as the scheduler's informer
     /// drops them; unbound pods are ignored (they are what gets scheduled).
     pub fn new(cluster: &Cluster, version: KubeVersion) -> (Snapshot, Vec<SnapshotWarning>) {
+        // Room for the pods a what-if places and a watched cluster's new pods, so that the first
+        // of them does not copy the whole arena.
+        let arena = cluster.pods.len() + cluster.pods.len() / 16 + 1024;
         let mut snapshot = Snapshot {
             version,
             nodes: Vec::with_capacity(cluster.nodes.len()),
             node_index: BTreeMap::new(),
-            pods: Vec::with_capacity(cluster.pods.len()),
-            pod_node: Vec::with_capacity(cluster.pods.len()),
+            pods: Vec::with_capacity(arena),
+            pod_node: Vec::with_capacity(arena),
             namespaces: cluster
                 .namespaces
                 .iter()
