@@ -190,7 +190,9 @@ fn apply(
 fn a_cluster_changed_in_place_schedules_as_a_fresh_read() {
     let seeds = crate::seeds_from_env("SPREADLAB_CHANGES_SEEDS");
     let (mut compared, mut changes) = (0, 0);
-    for seed in 0..seeds {
+    // Seed 2752 once left a node's pods in another order after a preemption: its victims left
+    // their node in arena-id order, which changes number by arrival (now by namespace and name).
+    for seed in (0..seeds).chain([2752]) {
         let scenario = crate::generate::scenario(seed);
         let prepared = prepare(&scenario).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let options = Options {

@@ -115,8 +115,13 @@ fn with_dynamic_resources_note(version: KubeVersion, preemption: String) -> Stri
     }
 }
 
+/// The victims' arena ids, in the order they leave their node: by namespace and name.
+/// Upstream deletes them in parallel (`prepareCandidate`), so the order the cache removes them in,
+/// which decides the node's pod order after (`removeFromSlice`), is not fixed there; here it
+/// depends on the pods alone, not on their arena ids (a snapshot kept up to date by a watched
+/// cluster's changes numbers them in arrival order).
 fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> Vec<usize> {
-    snapshot
+    let mut victims: Vec<usize> = snapshot
         .pods
         .iter()
         .enumerate()
@@ -125,7 +130,12 @@ fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> 
                 .filter(|p| preemption.victims.contains(&p.pod.key()))
                 .map(|_| id)
         })
-        .collect()
+        .collect();
+    victims.sort_by(|&a, &b| {
+        let (a, b) = (&snapshot.pod(a).pod, &snapshot.pod(b).pod);
+        (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+    });
+    victims
 }
 
 /// How many tied node names a decision keeps with [`Detail::None`] (the count is always exact).
