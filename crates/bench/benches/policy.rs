@@ -31,7 +31,7 @@ fn decide_prepared_default_settings(bencher: divan::Bencher, nodes: usize) {
 /// `spreadlab serve` does with each watch event): a pod bound, then deleted, in turn.
 #[divan::bench(args = [1_000, 5_000], sample_count = 200, sample_size = 1)]
 fn advance_one_pod_change(bencher: divan::Bencher, nodes: usize) {
-    use spreadlab_policy::prepared::Change;
+    use spreadlab_policy::prepared::{Change, ChangedKind};
     let (cluster, payload) = admission(nodes, nodes * 10);
     let source = std::sync::Arc::new(cluster);
     let prepared = spreadlab_policy::Prepared::new(source.clone()).expect("readable");
@@ -44,16 +44,15 @@ fn advance_one_pod_change(bencher: divan::Bencher, nodes: usize) {
         "status": {"phase": "Running"}}));
     let mut bound = false;
     bencher.bench_local(|| {
-        let change = if bound {
-            Change::Pod {
-                old: Some(pod.clone()),
-                new: None,
-            }
+        let (old, new) = if bound {
+            (Some(pod.clone()), None)
         } else {
-            Change::Pod {
-                old: None,
-                new: Some(pod.clone()),
-            }
+            (None, Some(pod.clone()))
+        };
+        let change = Change {
+            kind: ChangedKind::Pod,
+            old,
+            new,
         };
         bound = !bound;
         assert!(prepared.advance(source.clone(), &[change]));
@@ -63,7 +62,7 @@ fn advance_one_pod_change(bencher: divan::Bencher, nodes: usize) {
 /// One watched node's change applied in place: a taint put on a node, then taken off, in turn.
 #[divan::bench(args = [1_000, 5_000], sample_count = 200, sample_size = 1)]
 fn advance_one_node_change(bencher: divan::Bencher, nodes: usize) {
-    use spreadlab_policy::prepared::Change;
+    use spreadlab_policy::prepared::{Change, ChangedKind};
     use spreadlab_policy::snapshot::ClusterSource;
     let (cluster, payload) = admission(nodes, nodes * 10);
     let node = cluster
@@ -84,7 +83,8 @@ fn advance_one_node_change(bencher: divan::Bencher, nodes: usize) {
             (&node, &tainted)
         };
         on = !on;
-        let change = Change::Node {
+        let change = Change {
+            kind: ChangedKind::Node,
             old: Some(old.clone()),
             new: Some(new.clone()),
         };

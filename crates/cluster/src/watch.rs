@@ -107,7 +107,7 @@ impl View {
         }
         let mut changes = Vec::new();
         for ((kind, now), (earlier_kind, before)) in self.kinds.iter().zip(&earlier.kinds) {
-            if kind.kind != earlier_kind.kind || kind.api_version() != earlier_kind.api_version() {
+            if kind != earlier_kind {
                 return None;
             }
             for item in before.diff(now) {

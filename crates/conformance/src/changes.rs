@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use spreadlab_engine::framework::Snapshot;
 use spreadlab_engine::scheduler::{self, Detail, Options};
 use spreadlab_k8s::slim::SlimPod;
-use spreadlab_k8s::{Applied, LoadOptions, Loaded, Object};
+use spreadlab_k8s::{LoadOptions, Loaded, Object, ObjectChange};
 
 use crate::differential::prepare;
 use crate::generate::Rng;
@@ -57,9 +57,14 @@ fn name(object: &Value) -> &str {
     object["metadata"]["name"].as_str().unwrap_or_default()
 }
 
+fn namespace(object: &Value) -> &str {
+    object["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("default")
+}
+
 fn key(pod: &Value) -> String {
-    let namespace = pod["metadata"]["namespace"].as_str().unwrap_or("default");
-    format!("{namespace}/{}", name(pod))
+    format!("{}/{}", namespace(pod), name(pod))
 }
 
 fn pod_object(pod: &Value) -> Object {
@@ -145,7 +150,8 @@ fn change(
     (false, Some(old), Some(new))
 }
 
-/// Applies one change to the load and the snapshot as `spreadlab serve`'s model does.
+/// Applies one change to the load and the snapshot as `spreadlab serve`'s model does
+/// (`spreadlab_k8s::apply_change`, which `Prepared::advance` calls).
 fn apply(
     base: &mut Loaded,
     snapshot: &mut Snapshot,
@@ -153,34 +159,25 @@ fn apply(
     old: Option<Value>,
     new: Option<Value>,
 ) {
-    let options = LoadOptions::default();
-    if pod {
-        if let Some(old) = old {
-            let namespace = old["metadata"]["namespace"].as_str().unwrap_or("default");
-            if let Some(gone) = base.remove_pod(namespace, name(&old))
-                && let Some(node) = gone.node_name.as_deref()
-            {
-                snapshot.remove_bound_pod(namespace, name(&old), node);
-            }
-        }
-        if let Some(new) = new {
-            match spreadlab_k8s::apply_object(base, "cluster", pod_object(&new), &options) {
-                Applied::Pod(pod) => {
-                    snapshot.add_bound_pod(pod);
-                }
-                Applied::Nothing => {}
-                other => panic!("a pod read as {other:?}"),
-            }
+    let change = if pod {
+        ObjectChange::Pod {
+            old: old.as_ref().map(|old| (namespace(old), name(old))),
+            new: new.as_ref().map(pod_object),
         }
     } else {
-        let new = new.expect("a node changes");
-        match spreadlab_k8s::apply_object(base, "cluster", Object::Value(new), &options) {
-            Applied::Node(index) => {
-                assert!(snapshot.update_node(base.cluster.nodes[index].clone()));
-            }
-            other => panic!("a node read as {other:?}"),
-        }
-    }
+        ObjectChange::Node(Object::Value(new.expect("a node changes")))
+    };
+    let described = format!("{change:?}");
+    assert!(
+        spreadlab_k8s::apply_change(
+            base,
+            &mut [snapshot],
+            "cluster",
+            change,
+            &LoadOptions::default()
+        ),
+        "not applied in place: {described}"
+    );
 }
 
 /// Random changes to every generated scenario's pods and nodes, applied in place, leave the

@@ -1,18 +1,84 @@
 //! A watched cluster's changes applied to a load of it ([`Loaded`]) in place: a changed Pod or
 //! Node is read as a fresh read of the changed cluster reads it and takes the place a fresh
 //! read gives it (pods in the `namespace/name` order a watched cluster lists them in; a node in
-//! its old place), so the loaded cluster equals the fresh read's.
+//! its old place), so the loaded cluster equals the fresh read's; the engine's snapshots of it
+//! take the same change (`Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`) and stay
+//! what `Snapshot::new` builds from it ([`apply_change`]).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use spreadlab_engine::framework::Snapshot;
 use spreadlab_engine::model::Pod;
 
 use crate::{LoadOptions, Loaded, Object, load_onto};
 
+/// One changed object for [`apply_change`].
+#[derive(Debug)]
+pub enum ObjectChange<'k> {
+    /// A pod: the old one's namespace and name when it was bound (deleted, or replaced by the
+    /// new one), and the new one when it is bound.
+    Pod {
+        /// The old pod's `(namespace, name)`.
+        old: Option<(&'k str, &'k str)>,
+        /// The new pod.
+        new: Option<Object>,
+    },
+    /// A node's new state (a node of that name is in the cluster).
+    Node(Object),
+}
+
+/// Applies `change` to `base`, whose pods are in key order ([`Loaded::pods_by_key`]), and to
+/// every snapshot built from it, leaving them as a fresh read of the changed cluster and
+/// `Snapshot::new` would be; `false` when the object is not one a change in place can take (a
+/// new node, or what the loader reads as more than one pod or node): the caller reads the
+/// cluster whole again.
+pub fn apply_change(
+    base: &mut Loaded,
+    snapshots: &mut [&mut Snapshot],
+    origin: &str,
+    change: ObjectChange<'_>,
+    options: &LoadOptions,
+) -> bool {
+    match change {
+        ObjectChange::Pod { old, new } => {
+            if let Some((namespace, name)) = old
+                && let Some(gone) = base.remove_pod(namespace, name)
+                && let Some(node) = gone.node_name.as_deref()
+            {
+                for snapshot in snapshots.iter_mut() {
+                    snapshot.remove_bound_pod(namespace, name, node);
+                }
+            }
+            let Some(new) = new else {
+                return true;
+            };
+            match apply_object(base, origin, new, options) {
+                Applied::Pod(pod) => {
+                    for snapshot in snapshots.iter_mut() {
+                        snapshot.add_bound_pod(Arc::clone(&pod));
+                    }
+                    true
+                }
+                Applied::Nothing => true,
+                Applied::Node(_) | Applied::Unsupported => false,
+            }
+        }
+        ObjectChange::Node(new) => match apply_object(base, origin, new, options) {
+            Applied::Node(index) => {
+                let node = &base.cluster.nodes[index];
+                snapshots
+                    .iter_mut()
+                    .all(|snapshot| snapshot.update_node(node.clone()))
+            }
+            _ => false,
+        },
+    }
+}
+
 /// What reading one changed object did to a [`Loaded`] ([`apply_object`]).
 #[derive(Clone, Debug)]
-pub enum Applied {
+enum Applied {
     /// A bound pod, now in the cluster.
     Pod(Arc<Pod>),
     /// The node at this index of the cluster's nodes, read again in its place.
@@ -26,7 +92,7 @@ pub enum Applied {
 
 impl Loaded {
     /// Whether the cluster lists its pods in `namespace/name` order, as a read of a watched
-    /// cluster does: only then can [`apply_object`] and [`Loaded::remove_pod`] keep it so.
+    /// cluster does: only then can [`apply_change`] and [`Loaded::remove_pod`] keep it so.
     pub fn pods_by_key(&self) -> bool {
         self.cluster
             .pods
@@ -58,12 +124,7 @@ impl Loaded {
 /// Reads `object` (a changed bound Pod or Node) onto `base`, whose pods are in key order
 /// ([`Loaded::pods_by_key`]), as a fresh read of the whole cluster would have read it (see the
 /// module documentation).
-pub fn apply_object(
-    base: &mut Loaded,
-    origin: &str,
-    object: Object,
-    options: &LoadOptions,
-) -> Applied {
+fn apply_object(base: &mut Loaded, origin: &str, object: Object, options: &LoadOptions) -> Applied {
     let before = base.mark();
     load_onto(base, origin, vec![object], options);
     let cluster = &base.cluster;

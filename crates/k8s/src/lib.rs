@@ -31,7 +31,7 @@ mod workload;
 mod yaml;
 
 pub use admission::admit_pod;
-pub use changes::{Applied, apply_object};
+pub use changes::{ObjectChange, apply_change};
 pub use convert::{convert_node, convert_pod, selector_parse_errors};
 pub use error::{ConvertError, InputError, InputWarning};
 pub use workload::{Origin, Workload, WorkloadKind};

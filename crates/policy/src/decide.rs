@@ -249,6 +249,10 @@ fn in_scope(admission: &Admission, settings: &Settings) -> bool {
 /// (`onUnparseable`), never a partial snapshot.
 pub const MAX_CLUSTER_OBJECTS: usize = 200_000;
 
+/// What the cluster's objects are called in their load's errors and warnings (a decision reads
+/// them whole or onto a [`Prepared`] cluster: the same name either way).
+pub(crate) const CLUSTER_ORIGIN: &str = "cluster snapshot";
+
 pub(crate) fn load_options(namespace: &str) -> LoadOptions {
     LoadOptions {
         default_namespace: namespace.to_owned(),
@@ -397,7 +401,7 @@ fn evaluate_in(admission: &Admission, settings: &Settings, on: On<'_>) -> Result
     if values.len() > options.max_documents {
         return Err(too_many(values.len() - 1));
     }
-    let loaded = spreadlab_k8s::load_objects("cluster snapshot", values, &options);
+    let loaded = spreadlab_k8s::load_objects(CLUSTER_ORIGIN, values, &options);
     let workload = match admitted_workload(&loaded, admission, kind, 0) {
         Ok(Some(workload)) => workload,
         // It loaded alone: not finding it now is this policy's bug, never a silent accept.

@@ -17,7 +17,7 @@ use spreadlab_engine::KubeVersion;
 use spreadlab_engine::framework::Snapshot;
 use spreadlab_engine::scheduler;
 use spreadlab_k8s::slim::SlimPod;
-use spreadlab_k8s::{Applied, Loaded, Object, Workload};
+use spreadlab_k8s::{Loaded, Object, ObjectChange, Workload};
 
 use crate::checks;
 use crate::decide::{self, Problem};
@@ -46,24 +46,25 @@ struct State {
     broken: bool,
 }
 
-/// One object of the cluster source that changed since it was read: its old and new state
-/// (`None`: not there), both as the source lists them.
+/// One object of the cluster source that changed since it was read: its kind, and its old and
+/// new state (`None`: not there), both as the source lists them.
 #[derive(Clone, Debug)]
-pub enum Change {
+pub struct Change {
+    /// Its kind.
+    pub kind: ChangedKind,
+    /// Before.
+    pub old: Option<Arc<Value>>,
+    /// After.
+    pub new: Option<Arc<Value>>,
+}
+
+/// The kinds [`Prepared::advance`] applies changes of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangedKind {
     /// A Pod.
-    Pod {
-        /// Before.
-        old: Option<Arc<Value>>,
-        /// After.
-        new: Option<Arc<Value>>,
-    },
+    Pod,
     /// A Node.
-    Node {
-        /// Before.
-        old: Option<Arc<Value>>,
-        /// After.
-        new: Option<Arc<Value>>,
-    },
+    Node,
 }
 
 impl Prepared {
@@ -73,7 +74,7 @@ impl Prepared {
         let objects = decide::read_base(source.as_ref(), None)?;
         let count = objects.len();
         let base = spreadlab_k8s::load_objects(
-            "cluster snapshot",
+            decide::CLUSTER_ORIGIN,
             objects,
             &decide::load_options("default"),
         );
@@ -108,14 +109,17 @@ impl Prepared {
         let Ok(mut guard) = self.state.lock() else {
             return false;
         };
-        if guard.broken || !guard.by_key || !changes.iter().all(applicable) {
+        if guard.broken || !guard.by_key {
             return false;
         }
+        let Some(parsed) = changes.iter().map(parse).collect::<Option<Vec<_>>>() else {
+            return false;
+        };
         *self.source.lock().unwrap_or_else(PoisonError::into_inner) = source;
         let state = &mut *guard;
         let options = decide::load_options("default");
         let (warnings, errors) = (state.base.warnings.len(), state.base.errors.len());
-        for change in changes {
+        for change in parsed {
             if !apply(state, change, &options) {
                 // Read whole again by the caller; until then decisions read the new source.
                 state.broken = true;
@@ -197,7 +201,7 @@ impl Prepared {
         let snapshot = snapshot_for(snapshots, base, version);
         let mark = spreadlab_k8s::load_onto(
             base,
-            "cluster snapshot",
+            decide::CLUSTER_ORIGIN,
             vec![Object::Value(object.clone())],
             &decide::load_options(&admission.namespace),
         );
@@ -225,86 +229,78 @@ impl Prepared {
     }
 }
 
-/// Whether `change` is one [`apply`] makes exactly: a node's change only in place (a new or
-/// deleted node moves every node after it), a pod's only when the source lists it.
-fn applicable(change: &Change) -> bool {
-    match change {
-        Change::Pod { new, .. } => new
-            .as_deref()
-            .is_none_or(|new| SlimPod::from_value(new).is_ok()),
-        Change::Node { old, new } => old.is_some() && new.is_some(),
+/// A change read once: a pod as the source lists pods, a node's new state.
+enum Parsed<'c> {
+    Pod {
+        old: Option<Box<SlimPod>>,
+        new: Option<Box<SlimPod>>,
+    },
+    Node(&'c Value),
+}
+
+/// `change` read, or `None` when it is not one [`apply`] makes exactly: a node's change only in
+/// place (a new or deleted node moves every node after it), a pod's only when the source can
+/// list its new state.
+fn parse(change: &Change) -> Option<Parsed<'_>> {
+    let pod = |value: &Value| SlimPod::from_value(value).ok().map(Box::new);
+    match change.kind {
+        ChangedKind::Pod => Some(Parsed::Pod {
+            old: change.old.as_deref().and_then(pod),
+            new: match change.new.as_deref() {
+                None => None,
+                Some(new) => Some(pod(new)?),
+            },
+        }),
+        ChangedKind::Node => Some(Parsed::Node(
+            change.new.as_deref().filter(|_| change.old.is_some())?,
+        )),
     }
 }
 
-/// Applies one change to the loaded cluster and every snapshot; `false` when the loader read
-/// the object otherwise than [`applicable`] expected.
-fn apply(state: &mut State, change: &Change, options: &spreadlab_k8s::LoadOptions) -> bool {
+/// Applies one change to the loaded cluster and every snapshot (`spreadlab_k8s::apply_change`),
+/// reading only bound pods as [`decide::read_base`] does; `false` when the loader read the object
+/// otherwise than [`parse`] expected.
+fn apply(state: &mut State, change: Parsed<'_>, options: &spreadlab_k8s::LoadOptions) -> bool {
     let State {
         base,
         snapshots,
         objects,
         ..
     } = state;
+    let mut snapshots: Vec<&mut Snapshot> = snapshots.values_mut().collect();
     match change {
-        Change::Pod { old, new } => {
-            if let Some(old) = old.as_deref()
-                && let Ok(old) = SlimPod::from_value(old)
-                && old.is_bound()
-            {
-                let (namespace, name) = (
-                    old.namespace().unwrap_or("default"),
-                    old.name().unwrap_or_default(),
-                );
-                *objects = objects.saturating_sub(1);
-                if let Some(gone) = base.remove_pod(namespace, name)
-                    && let Some(node) = gone.node_name.as_deref()
-                {
-                    for snapshot in snapshots.values_mut() {
-                        snapshot.remove_bound_pod(namespace, name, node);
-                    }
-                }
-            }
-            let Some(new) = new.as_deref() else {
-                return true;
+        Parsed::Pod { old, new } => {
+            // Unbound pods are the scheduler's queue, not capacity.
+            let old = old.filter(|old| old.is_bound());
+            let new = new.filter(|new| new.is_bound());
+            *objects =
+                objects.saturating_sub(usize::from(old.is_some())) + usize::from(new.is_some());
+            let change = ObjectChange::Pod {
+                old: old.as_deref().map(|old| {
+                    (
+                        old.namespace().unwrap_or("default"),
+                        old.name().unwrap_or_default(),
+                    )
+                }),
+                new: new.map(|new| Object::from(*new)),
             };
-            let Ok(pod) = SlimPod::from_value(new) else {
-                return false;
-            };
-            if !pod.is_bound() {
-                // The scheduler's queue, not capacity (`decide::read_base`).
-                return true;
-            }
-            *objects += 1;
-            match spreadlab_k8s::apply_object(base, "cluster snapshot", Object::from(pod), options)
-            {
-                Applied::Pod(pod) => {
-                    for snapshot in snapshots.values_mut() {
-                        snapshot.add_bound_pod(Arc::clone(&pod));
-                    }
-                    true
-                }
-                Applied::Nothing => true,
-                Applied::Node(_) | Applied::Unsupported => false,
-            }
-        }
-        Change::Node { new, .. } => {
-            let Some(new) = new.as_deref() else {
-                return false;
-            };
-            match spreadlab_k8s::apply_object(
+            spreadlab_k8s::apply_change(
                 base,
-                "cluster snapshot",
-                Object::Value(new.clone()),
+                &mut snapshots,
+                decide::CLUSTER_ORIGIN,
+                change,
                 options,
-            ) {
-                Applied::Node(index) => {
-                    let node = &base.cluster.nodes[index];
-                    snapshots
-                        .values_mut()
-                        .all(|snapshot| snapshot.update_node(node.clone()))
-                }
-                _ => false,
-            }
+            )
+        }
+        Parsed::Node(new) => {
+            let change = ObjectChange::Node(Object::Value(new.clone()));
+            spreadlab_k8s::apply_change(
+                base,
+                &mut snapshots,
+                decide::CLUSTER_ORIGIN,
+                change,
+                options,
+            )
         }
     }
 }
@@ -403,16 +399,15 @@ mod tests {
             "spec": {"nodeName": "a", "priorityClassName": "missing",
                      "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}));
         for round in 0..5_000 {
-            let change = if round % 2 == 0 {
-                Change::Pod {
-                    old: None,
-                    new: Some(pod.clone()),
-                }
+            let (old, new) = if round % 2 == 0 {
+                (None, Some(pod.clone()))
             } else {
-                Change::Pod {
-                    old: Some(pod.clone()),
-                    new: None,
-                }
+                (Some(pod.clone()), None)
+            };
+            let change = Change {
+                kind: ChangedKind::Pod,
+                old,
+                new,
             };
             assert!(prepared.advance(source.clone(), &[change]), "round {round}");
         }

@@ -778,7 +778,7 @@ fn admission(case: u32) -> String {
 /// a node added is refused and leaves the model as it was.
 #[test]
 fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
-    use spreadlab_policy::prepared::Change;
+    use spreadlab_policy::prepared::{Change, ChangedKind};
     use std::sync::Arc;
     let mut objects = large_cluster();
     let prepared = Prepared::new(Arc::new(FixtureCluster::new(objects.clone()))).unwrap();
@@ -806,14 +806,16 @@ fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
             match step {
                 0 => {
                     objects.remove(index);
-                    changes.push(Change::Pod {
+                    changes.push(Change {
+                        kind: ChangedKind::Pod,
                         old: shared(&old),
                         new: None,
                     });
                 }
                 1 => {
                     objects[index]["metadata"]["labels"]["app"] = json!("web");
-                    changes.push(Change::Pod {
+                    changes.push(Change {
+                        kind: ChangedKind::Pod,
                         old: shared(&old),
                         new: shared(&objects[index]),
                     });
@@ -824,7 +826,8 @@ fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
                     new["metadata"]["name"] = json!(format!("{wanted}-r{round}"));
                     new["spec"]["nodeName"] = json!(format!("node-{:03}", (p * 3 + round) % 360));
                     objects.insert(index + 1, new.clone());
-                    changes.push(Change::Pod {
+                    changes.push(Change {
+                        kind: ChangedKind::Pod,
                         old: None,
                         new: shared(&new),
                     });
@@ -842,7 +845,8 @@ fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
                 objects[index]["metadata"]["labels"]["topology.kubernetes.io/zone"] =
                     json!("zone-d");
             }
-            changes.push(Change::Node {
+            changes.push(Change {
+                kind: ChangedKind::Node,
                 old: shared(&old),
                 new: shared(&objects[index]),
             });
@@ -871,7 +875,8 @@ fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
     node["metadata"]["name"] = json!("node-999");
     let mut grown = objects.clone();
     grown.insert(360, node.clone());
-    let change = Change::Node {
+    let change = Change {
+        kind: ChangedKind::Node,
         old: None,
         new: shared(&node),
     };

@@ -239,17 +239,7 @@ impl Snapshot {
         let nodes: Vec<NodeInfo> = kept.iter().map(|&n| self.nodes[n].clone()).collect();
         let mut image_num_nodes = self.image_num_nodes.clone();
         for &node in removed {
-            let mut seen = BTreeSet::new();
-            for name in self.nodes[node].node.images.iter().flat_map(|i| &i.names) {
-                if seen.insert(name)
-                    && let Some(count) = image_num_nodes.get_mut(name)
-                {
-                    *count -= 1;
-                    if *count == 0 {
-                        image_num_nodes.remove(name);
-                    }
-                }
-            }
+            uncount_images(&mut image_num_nodes, &self.nodes[node].node);
         }
         Snapshot {
             version: self.version,
@@ -303,14 +293,7 @@ impl Snapshot {
         self.match_counts.get_mut().clear();
         self.topology_indexes.get_mut().clear();
         *self.node_classes.get_mut() = super::classes::NodeClasses::default();
-        let mut seen = BTreeSet::new();
-        for image in &node.images {
-            for name in &image.names {
-                if seen.insert(name.clone()) {
-                    *self.image_num_nodes.entry(name.clone()).or_insert(0) += 1;
-                }
-            }
-        }
+        count_images(&mut self.image_num_nodes, &node);
         *self.node_tree.get_mut() = None;
         self.node_index.insert(node.name.clone(), self.nodes.len());
         self.nodes.push(NodeInfo::new(node));
@@ -573,6 +556,31 @@ impl Snapshot {
     pub fn namespace_labels(&self, namespace: &str) -> Option<&Labels> {
         self.namespaces.get(namespace)
     }
+}
+
+/// Counts `node` in the number of nodes holding each of its images (each name once per node:
+/// the scheduler cache's `imageStates` keep a set of nodes per image).
+fn count_images(counts: &mut BTreeMap<String, usize>, node: &Node) {
+    for name in image_names(node) {
+        *counts.entry(name.clone()).or_insert(0) += 1;
+    }
+}
+
+/// Takes `node` out of the number of nodes holding each of its images.
+fn uncount_images(counts: &mut BTreeMap<String, usize>, node: &Node) {
+    for name in image_names(node) {
+        if let Some(count) = counts.get_mut(name) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(name);
+            }
+        }
+    }
+}
+
+/// A node's image names, each once.
+fn image_names(node: &Node) -> BTreeSet<&String> {
+    node.images.iter().flat_map(|i| &i.names).collect()
 }
 
 #[cfg(test)]

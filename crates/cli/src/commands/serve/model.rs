@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use spreadlab_engine::KubeVersion;
 use spreadlab_policy::Prepared;
 use spreadlab_policy::decide::Problem;
-use spreadlab_policy::prepared::Change;
+use spreadlab_policy::prepared::{Change, ChangedKind};
 use spreadlab_policy::snapshot::ClusterSource;
 
 use super::origin::ClusterNow;
@@ -144,16 +144,17 @@ impl Model {
         let changes: Vec<Change> = view
             .changes_since(built.view.as_ref()?, MAX_CHANGES)?
             .into_iter()
-            .map(|changed| match changed.kind.kind {
-                "Pod" => Some(Change::Pod {
+            .map(|changed| {
+                let kind = match changed.kind.kind {
+                    "Pod" => ChangedKind::Pod,
+                    "Node" => ChangedKind::Node,
+                    _ => return None,
+                };
+                Some(Change {
+                    kind,
                     old: changed.old,
                     new: changed.new,
-                }),
-                "Node" => Some(Change::Node {
-                    old: changed.old,
-                    new: changed.new,
-                }),
-                _ => None,
+                })
             })
             .collect::<Option<_>>()?;
         if !built.prepared.advance(Arc::clone(source), &changes) {

@@ -9,7 +9,6 @@
 //! order depends on the cluster's state alone: the same cluster gives the same answers however
 //! it was reached (a fresh read, as after a scheduler restart).
 
-use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 
 use super::Snapshot;
@@ -51,17 +50,8 @@ impl Snapshot {
             return false;
         };
         let old = Arc::clone(&self.nodes[index].node);
-        for name in image_names(&old) {
-            if let Some(count) = self.image_num_nodes.get_mut(name) {
-                *count -= 1;
-                if *count == 0 {
-                    self.image_num_nodes.remove(name);
-                }
-            }
-        }
-        for name in image_names(&node) {
-            *self.image_num_nodes.entry(name.clone()).or_insert(0) += 1;
-        }
+        super::uncount_images(&mut self.image_num_nodes, &old);
+        super::count_images(&mut self.image_num_nodes, &node);
         if old.labels != node.labels {
             // Topology values and the zones of the node tree come from labels.
             self.topology_indexes.get_mut().clear();
@@ -91,11 +81,6 @@ impl Snapshot {
         info.pods_with_required_anti_affinity
             .sort_by(|a, b| key(a).cmp(&key(b)));
     }
-}
-
-/// A node's image names, each once (`image_num_nodes` counts nodes).
-fn image_names(node: &Node) -> BTreeSet<&alloc::string::String> {
-    node.images.iter().flat_map(|i| &i.names).collect()
 }
 
 #[cfg(test)]
