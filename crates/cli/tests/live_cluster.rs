@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use apiserver::{ApiServer, harness};
 use base64::Engine as _;
 use serde_json::{Value, json};
-use support::serve::{Server, request, request_text, serve, server_dir};
+use support::serve::{Server, deployment_review, request, request_text, serve, server_dir};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -698,6 +698,26 @@ fn an_unreachable_server_is_a_clear_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A `kind` (Validating or MutatingWebhookConfiguration) sending the objects `rules` match to
+/// `serving`'s `/validate`, trusting its CA, failing closed, 10 s per call.
+fn webhook_configuration(kind: &str, serving: &Server, rules: Value) -> Value {
+    let ca = base64::engine::general_purpose::STANDARD.encode(&serving.ca_pem);
+    json!({
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": kind,
+        "metadata": {"name": "spreadlab"},
+        "webhooks": [{
+            "name": "placement.spreadlab.dev",
+            "clientConfig": {"url": format!("https://127.0.0.1:{}/validate", serving.port), "caBundle": ca},
+            "rules": rules,
+            "failurePolicy": "Fail",
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+            "timeoutSeconds": 10,
+        }]
+    })
+}
+
 /// serve's plain JSON answer (`/validate` with `{"object"}`) for `object`.
 fn plain(serving: &Server, object: &Value) -> Value {
     let body = json!({"object": object});
@@ -773,24 +793,14 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
     );
 
     // serve as the API server's webhook.
-    let ca = base64::engine::general_purpose::STANDARD.encode(&serving.ca_pem);
-    server.create(&[json!({
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingWebhookConfiguration",
-        "metadata": {"name": "spreadlab"},
-        "webhooks": [{
-            "name": "placement.spreadlab.dev",
-            "clientConfig": {"url": format!("https://127.0.0.1:{}/validate", serving.port), "caBundle": ca},
-            "rules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
-                       "resources": ["deployments", "statefulsets", "replicasets"]},
-                      {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
-                       "resources": ["pods"]}],
-            "failurePolicy": "Fail",
-            "sideEffects": "None",
-            "admissionReviewVersions": ["v1"],
-            "timeoutSeconds": 10
-        }]
-    })]);
+    server.create(&[webhook_configuration(
+        "ValidatingWebhookConfiguration",
+        &serving,
+        json!([{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE", "UPDATE"],
+                "resources": ["deployments", "statefulsets", "replicasets"]},
+               {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                "resources": ["pods"]}]),
+    )]);
     // The API server picks the configuration up within moments: until then a create passes
     // unjudged, so each attempt has its own name.
     let mut attempt = 0;
@@ -914,22 +924,12 @@ fn the_api_server_applies_the_mutating_webhooks_patch() {
         "the cluster listed",
         &mut || plain(&serving, &workload)["allowed"] == true,
     );
-    let ca = base64::engine::general_purpose::STANDARD.encode(&serving.ca_pem);
-    server.create(&[json!({
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "MutatingWebhookConfiguration",
-        "metadata": {"name": "spreadlab"},
-        "webhooks": [{
-            "name": "placement.spreadlab.dev",
-            "clientConfig": {"url": format!("https://127.0.0.1:{}/validate", serving.port), "caBundle": ca},
-            "rules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"],
-                       "resources": ["deployments"]}],
-            "failurePolicy": "Fail",
-            "sideEffects": "None",
-            "admissionReviewVersions": ["v1"],
-            "timeoutSeconds": 10,
-        }]
-    })]);
+    server.create(&[webhook_configuration(
+        "MutatingWebhookConfiguration",
+        &serving,
+        json!([{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"],
+                "resources": ["deployments"]}]),
+    )]);
     // The configuration takes a moment to reach the admission chain: each try has its own name.
     let started = Instant::now();
     let created = (1..)
@@ -1043,12 +1043,7 @@ fn live_scale() {
         "serve ready (every kind listed) {:.2} s after start",
         started.elapsed().as_secs_f64()
     );
-    let review = json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": {
-        "uid": "u", "operation": "CREATE", "namespace": "default",
-        "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-        "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
-        "userInfo": {"username": "kubernetes-admin"},
-        "object": {"apiVersion": "apps/v1", "kind": "Deployment",
+    let review = deployment_review("u", json!({"apiVersion": "apps/v1", "kind": "Deployment",
                    "metadata": {"name": "web", "namespace": "default"},
                    "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
                             "template": {"metadata": {"labels": {"app": "web"}},
@@ -1057,7 +1052,7 @@ fn live_scale() {
                                                   "topologySpreadConstraints": [{"maxSkew": 1,
                                                       "topologyKey": "topology.kubernetes.io/zone",
                                                       "whenUnsatisfiable": "DoNotSchedule",
-                                                      "labelSelector": {"matchLabels": {"app": "web"}}}]}}}}}})
+                                                      "labelSelector": {"matchLabels": {"app": "web"}}}]}}}}))
     .to_string();
     let percentiles = |mut times: Vec<f64>| {
         times.sort_by(f64::total_cmp);

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConnection, StreamOwned};
 use serde_json::{Value, json};
-use support::serve::{Server, client, request, serve, server_dir};
+use support::serve::{Server, client, deployment_review, request, serve, server_dir};
 
 fn scenario(name: &str) -> PathBuf {
     Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("run by cargo"))
@@ -125,19 +125,7 @@ fn plain_endpoint_accepts_what_fits_and_reloads_the_snapshot() {
     );
 
     // An AdmissionReview gets an AdmissionReview with the request's uid.
-    let review = json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": "abc-123",
-            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
-            "userInfo": {"username": "kubernetes-admin"},
-            "operation": "CREATE",
-            "namespace": "default",
-            "object": workload("vllm-eight-two-zones"),
-        },
-    });
+    let review = deployment_review("abc-123", workload("vllm-eight-two-zones"));
     let (status, answer) = request(&server, "POST", "/validate", review.to_string().as_bytes());
     assert_eq!(status, 200);
     assert_eq!(answer["kind"], "AdmissionReview");
@@ -512,19 +500,7 @@ fn settings_file_and_admission_review_patch() {
         .as_object_mut()
         .unwrap()
         .remove("topologySpreadConstraints");
-    let review = json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": "u-1",
-            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
-            "userInfo": {"username": "kubernetes-admin"},
-            "operation": "CREATE",
-            "namespace": "default",
-            "object": object,
-        },
-    });
+    let review = deployment_review("u-1", object.clone());
     let (status, answer) = request(&server, "POST", "/validate", review.to_string().as_bytes());
     assert_eq!(status, 200, "{answer}");
     let response = &answer["response"];
@@ -829,19 +805,8 @@ fn eight_clients_at_once_each_get_the_scheduler_verdict() {
                     (0..10)
                         .map(|i| {
                             let uid = format!("u-{client}-{i}");
-                            let review = json!({
-                                "apiVersion": "admission.k8s.io/v1",
-                                "kind": "AdmissionReview",
-                                "request": {
-                                    "uid": uid,
-                                    "operation": "CREATE",
-                                    "namespace": "default",
-                                    "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
-                                    "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
-                                    "userInfo": {"username": "kubernetes-admin"},
-                                    "object": workload("gpu-three-zones-one-full"),
-                                },
-                            });
+                            let review =
+                                deployment_review(&uid, workload("gpu-three-zones-one-full"));
                             let asked = std::time::Instant::now();
                             let (status, answer) =
                                 request(server, "POST", "/validate", review.to_string().as_bytes());

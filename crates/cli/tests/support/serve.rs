@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use rcgen::{BasicConstraints, Certificate, CertificateParams, IsCa, Issuer, KeyPair};
 use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// A running `spreadlab serve`, killed when dropped.
 pub struct Server {
@@ -171,4 +171,22 @@ fn exchange(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, Str
         .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
     let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
     (status, body.to_owned())
+}
+
+/// An AdmissionReview v1 for the CREATE of the Deployment `object` in `default`, with every
+/// field the API server sends.
+pub fn deployment_review(uid: &str, object: Value) -> Value {
+    json!({
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": uid,
+            "kind": {"group": "apps", "version": "v1", "kind": "Deployment"},
+            "resource": {"group": "apps", "version": "v1", "resource": "deployments"},
+            "userInfo": {"username": "kubernetes-admin"},
+            "operation": "CREATE",
+            "namespace": "default",
+            "object": object,
+        },
+    })
 }
