@@ -223,7 +223,7 @@ enum Command {
         /// Largest request body in bytes.
         #[arg(long, default_value_t = 1024 * 1024)]
         max_body: usize,
-        /// Socket read/write timeout in seconds.
+        /// Seconds a write may take, and the longest wait for the body's next bytes (408).
         #[arg(long, default_value_t = 5)]
         timeout: u64,
         /// Whole-request deadline in seconds (TLS handshake, head and body; 408 past it).

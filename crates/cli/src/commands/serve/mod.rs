@@ -28,26 +28,27 @@
 //! for `--reload-settle` ([`snapshot`]); until then, and after a rejected reload, the last good
 //! one answers.
 //!
-//! Bounds: request headers 16 KiB, bodies `--max-body` bytes (413 past it), `--timeout` per
-//! socket read and write, `--request-timeout` for the whole request (TLS handshake, head and
-//! body: a client trickling bytes gets 408 and loses its slot), `--eval-timeout` per decision
-//! (an error answer past it: 503 on `/validate`, a `systemError` on `/gatekeeper`),
-//! `--max-connections` handled at once and `--max-connections-per-client` from one address, the
-//! TLS handshake and request head within `--header-timeout` (a slow client loses its slot
-//! quickly and a few of them cannot take every slot), and `--max-decisions` decisions running
-//! at once (the machine's CPUs by default; more wait for a slot within `--eval-timeout`, 503
-//! when none frees; those past their deadline count until they end). Past the connection
-//! limits a connection is answered 503 by one overflow thread (a short handshake deadline) or,
-//! when that thread is busy too, closed.
+//! HTTP/1.1 is hyper's (on tokio, with tokio-rustls): one request per connection, each
+//! connection a task. Bounds: request heads 16 KiB (431 past it, hyper), bodies `--max-body`
+//! bytes (413 past it), `--timeout` per socket write and per wait for the body's next bytes,
+//! `--request-timeout` for the whole request (TLS handshake, head and body: a client trickling
+//! bytes gets 408 and loses its slot), `--eval-timeout` per decision (an error answer past it:
+//! 503 on `/validate`, a `systemError` on `/gatekeeper`), `--max-connections` handled at once and
+//! `--max-connections-per-client` from one address, the TLS handshake and request head within
+//! `--header-timeout` (408: a slow client loses its slot quickly and a few of them cannot take
+//! every slot), and `--max-decisions` decisions running at once (the machine's CPUs by default;
+//! more wait for a slot within `--eval-timeout`, 503 when none frees; those past their deadline
+//! count until they end). Past the connection limits a connection is answered 503 after a short
+//! handshake deadline (at most 16 at once) or, past those, closed.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use rustls::ServerConfig;
+use tokio_rustls::TlsAcceptor;
 
 /// Largest request head (request line and headers).
 const MAX_HEAD: usize = 16 * 1024;
@@ -70,7 +71,7 @@ pub struct Config {
     pub settings: Option<PathBuf>,
     /// Largest request body in bytes.
     pub max_body: usize,
-    /// Socket read and write timeout.
+    /// Socket write timeout, and the longest wait for the body's next bytes.
     pub timeout: Duration,
     /// Deadline for receiving a whole request (handshake, head, body).
     pub request_timeout: Duration,
@@ -90,15 +91,15 @@ pub struct Config {
     pub shutdown_delay: Duration,
 }
 
-/// Handshake and write deadline of the overflow thread's 503 answers.
+/// Handshake and write deadline of the overflow's 503 answers.
 const OVERFLOW_DEADLINE: Duration = Duration::from_secs(1);
-/// How long a closed connection's late input is read and dropped ([`linger`]).
+/// How long a closed connection's late input is read and dropped ([`connection`]'s linger).
 const LINGER: Duration = Duration::from_millis(500);
-/// Over-limit connections queued for the overflow thread; more are closed unanswered.
-const OVERFLOW_QUEUE: usize = 16;
-/// Stack of a connection thread: it reads and writes only (every answer is computed on a
-/// decision thread, with the default stack), so hundreds of waiting connections stay cheap.
-const CONNECTION_STACK: usize = 512 * 1024;
+/// Over-limit connections answered 503 at once; more are closed unanswered.
+const OVERFLOW_AT_ONCE: usize = 16;
+/// Blocking threads beside `--max-decisions` (the answers that are not decisions: health,
+/// readiness, metrics, a snapshot's re-read).
+const OTHER_ANSWERS: usize = 16;
 
 /// Connections per client address, so that a few clients cannot take every slot.
 #[derive(Default)]
@@ -175,10 +176,6 @@ pub fn run(config: &Config) -> Result<(), String> {
         )?,
     };
     let service = Arc::new(service.with_bounds(config.eval_timeout, config.max_decisions));
-    let listener =
-        TcpListener::bind(config.listen).map_err(|e| format!("{}: {e}", config.listen))?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
-    log(&format!("listening on https://{address} (TLS 1.3)"));
     {
         // Keeps the decisions' model following the cluster between requests.
         let service = Arc::clone(&service);
@@ -192,22 +189,28 @@ pub fn run(config: &Config) -> Result<(), String> {
             })
             .map_err(|e| format!("cannot start the model thread: {e}"))?;
     }
+    // Connections are tasks on a few threads; decisions run on the blocking pool (at most
+    // `--max-decisions` of them hold a slot, `Service::handle_within`).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .thread_name("spreadlab-serve")
+        .max_blocking_threads(config.max_decisions.max(1) + OTHER_ANSWERS)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    runtime.block_on(serve(config, TlsAcceptor::from(tls), service))
+}
+
+/// Accepts connections until the process ends: each one within the connection limits is a task
+/// ([`serve_connection`]); past them, or once draining, a few at once are answered 503
+/// ([`answer_busy`]) and the rest closed.
+async fn serve(config: &Config, tls: TlsAcceptor, service: Arc<Service>) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("{}: {e}", config.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    log(&format!("listening on https://{address} (TLS 1.3)"));
     let active = Arc::new(AtomicUsize::new(0));
-    // One thread answers 503 to connections past the limit; a full queue closes them.
-    let (overflow, overflowed) = mpsc::sync_channel::<TcpStream>(OVERFLOW_QUEUE);
-    {
-        let tls = Arc::clone(&tls);
-        std::thread::Builder::new()
-            .name(String::from("spreadlab-overflow"))
-            .spawn(move || {
-                for stream in overflowed {
-                    let _ = stream.set_read_timeout(Some(OVERFLOW_DEADLINE));
-                    let _ = stream.set_write_timeout(Some(OVERFLOW_DEADLINE));
-                    answer_busy(stream, Arc::clone(&tls));
-                }
-            })
-            .map_err(|e| format!("cannot start the overflow thread: {e}"))?;
-    }
+    let overflowing = Arc::new(AtomicUsize::new(0));
     let clients = Arc::new(Clients::default());
     let draining = Arc::new(AtomicBool::new(false));
     shut_down_on_signal(
@@ -216,87 +219,107 @@ pub fn run(config: &Config) -> Result<(), String> {
         Arc::clone(&draining),
         config,
     )?;
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let Ok(peer) = stream.peer_addr() else {
-            continue;
+    let limits = Arc::new(Limits {
+        max_body: config.max_body,
+        read_timeout: config.timeout,
+        header_timeout: config.header_timeout,
+        request_timeout: config.request_timeout,
+    });
+    loop {
+        let (tcp, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                // Out of file descriptors, most likely: wait for connections to end.
+                log(&format!("accept: {error}"));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
         };
-        if draining.load(Ordering::SeqCst) {
-            // Shutting down: answered 503 as a connection past the limits is.
-            let _ = overflow.try_send(stream);
-            continue;
-        }
-        let admitted = active.fetch_add(1, Ordering::SeqCst) < config.max_connections
-            && clients.enter(peer.ip(), config.max_connections_per_client);
-        if !admitted {
-            active.fetch_sub(1, Ordering::SeqCst);
-            // Dropped (closed) when the overflow thread is behind.
-            let _ = overflow.try_send(stream);
-            continue;
-        }
-        let _ = stream.set_write_timeout(Some(config.timeout));
-        let (tls, service, done) = (Arc::clone(&tls), Arc::clone(&service), Arc::clone(&active));
-        let left = Arc::clone(&clients);
-        let limits = Limits {
-            max_body: config.max_body,
-            read_timeout: config.timeout,
-            header_timeout: config.header_timeout,
-            request_timeout: config.request_timeout,
-        };
-        let spawned = std::thread::Builder::new()
-            .name(String::from("spreadlab-connection"))
-            .stack_size(CONNECTION_STACK)
-            .spawn(move || {
-                serve_connection(stream, tls, &service, &limits);
-                left.leave(peer.ip());
-                done.fetch_sub(1, Ordering::SeqCst);
+        let admitted = !draining.load(Ordering::SeqCst)
+            && Counted::enter(&active, config.max_connections)
+            && (clients.enter(peer.ip(), config.max_connections_per_client) || {
+                active.fetch_sub(1, Ordering::SeqCst);
+                false
             });
-        if spawned.is_err() {
-            clients.leave(peer.ip());
-            active.fetch_sub(1, Ordering::SeqCst);
+        if !admitted {
+            // Dropped (closed) when as many are being answered already.
+            if Counted::enter(&overflowing, OVERFLOW_AT_ONCE) {
+                let (tls, overflowing) = (tls.clone(), Arc::clone(&overflowing));
+                tokio::spawn(async move {
+                    let _counted = Counted(overflowing, None);
+                    answer_busy(tcp, tls).await;
+                });
+            }
+            continue;
         }
+        let (tls, service, limits) = (tls.clone(), Arc::clone(&service), Arc::clone(&limits));
+        let counted = Counted(Arc::clone(&active), Some((Arc::clone(&clients), peer.ip())));
+        tokio::spawn(async move {
+            // Counted out however the connection ends.
+            let _counted = counted;
+            serve_connection(tcp, tls, service, limits).await;
+        });
     }
-    Ok(())
+}
+
+/// A connection counted in (and its client's, when `Some`); counted out when dropped.
+struct Counted(Arc<AtomicUsize>, Option<(Arc<Clients>, std::net::IpAddr)>);
+
+impl Counted {
+    /// Counts one in when fewer than `max` are; `false` (not counted) otherwise.
+    fn enter(count: &AtomicUsize, max: usize) -> bool {
+        count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .is_ok()
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if let Some((clients, client)) = &self.1 {
+            clients.leave(*client);
+        }
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// On SIGTERM or SIGINT: not ready at once, still answering for `shutdown_delay` (the API
-/// server and kube-proxy learn that the endpoint is going), then no new connection is taken
-/// and the process waits for the running ones (at most `request_timeout` plus `eval_timeout`)
-/// and exits 0.
+/// server and kube-proxy learn that the endpoint is going), then new connections are answered
+/// 503 and the process waits for the running ones (at most `request_timeout` plus
+/// `eval_timeout`) and exits 0.
 fn shut_down_on_signal(
     service: Arc<Service>,
     active: Arc<AtomicUsize>,
     draining: Arc<AtomicBool>,
     config: &Config,
 ) -> Result<(), String> {
-    let mut signals = signal_hook::iterator::Signals::new([
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGINT,
-    ])
-    .map_err(|e| format!("cannot handle signals: {e}"))?;
+    use tokio::signal::unix::{SignalKind, signal};
+    let cannot = |e: std::io::Error| format!("cannot handle signals: {e}");
+    let mut terminate = signal(SignalKind::terminate()).map_err(cannot)?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(cannot)?;
     let delay = config.shutdown_delay;
     let drain = config.request_timeout + config.eval_timeout;
-    std::thread::Builder::new()
-        .name(String::from("spreadlab-signals"))
-        .spawn(move || {
-            if let Some(signal) = signals.forever().next() {
-                log(&format!(
-                    "signal {signal}: not ready; answering for {} s more, then draining",
-                    delay.as_secs_f64()
-                ));
-                service.begin_shutdown();
-                std::thread::sleep(delay);
-                // Connections accepted from now on are answered 503.
-                draining.store(true, Ordering::SeqCst);
-                let deadline = std::time::Instant::now() + drain;
-                while active.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                log("shut down");
-                std::process::exit(0);
-            }
-        })
-        .map_err(|e| format!("cannot start the signal thread: {e}"))?;
+    tokio::spawn(async move {
+        let signal = tokio::select! {
+            _ = terminate.recv() => "SIGTERM",
+            _ = interrupt.recv() => "SIGINT",
+        };
+        log(&format!(
+            "{signal}: not ready; answering for {} s more, then draining",
+            delay.as_secs_f64()
+        ));
+        service.begin_shutdown();
+        tokio::time::sleep(delay).await;
+        draining.store(true, Ordering::SeqCst);
+        let deadline = tokio::time::Instant::now() + drain;
+        while active.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        log("shut down");
+        std::process::exit(0);
+    });
     Ok(())
 }
 
@@ -318,7 +341,6 @@ mod tests {
     use serde_json::json;
 
     use super::Clients;
-    use super::connection::*;
     use super::service::*;
 
     /// One address gets at most `max` connections; others are not affected, and a slot comes
@@ -351,53 +373,5 @@ mod tests {
         let pod = admission_request(json!({"apiVersion": "v1", "kind": "Pod"}), None, "CREATE");
         assert_eq!(pod["kind"]["group"], "");
         assert_eq!(pod["kind"]["version"], "v1");
-    }
-
-    #[test]
-    fn head_and_body_limits() {
-        let too_big = b"POST /validate HTTP/1.1\r\nContent-Length: 99\r\n\r\n".to_vec();
-        let answer = read_request(&mut &too_big[..], 10).unwrap_err().unwrap();
-        assert_eq!(answer.0, 413);
-        let mut long = b"GET /healthz HTTP/1.1\r\nX-A: ".to_vec();
-        long.extend(std::iter::repeat_n(b'a', 20_000));
-        let answer = read_request(&mut &long[..], 10).unwrap_err().unwrap();
-        assert_eq!(answer.0, 431);
-        // Ambiguous framing is refused (RFC 9112 §6.3): two lengths, equal or not, a sign, a
-        // length beside Transfer-Encoding; Transfer-Encoding alone asks for a length.
-        for (head, status) in [
-            (
-                &b"POST /v HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}"[..],
-                400,
-            ),
-            (
-                b"POST /v HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}",
-                400,
-            ),
-            (b"POST /v HTTP/1.1\r\nContent-Length: +2\r\n\r\n{}", 400),
-            (b"POST /v HTTP/1.1\r\nContent-Length: -1\r\n\r\n{}", 400),
-            (b"POST /v HTTP/1.1\r\nContent-Length: 2 2\r\n\r\n{}", 400),
-            (b"POST /v HTTP/1.1\r\nContent-Length:\r\n\r\n{}", 400),
-            (
-                b"POST /v HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}",
-                400,
-            ),
-            (
-                b"POST /v HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-                411,
-            ),
-            (
-                b"POST /v HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n{}",
-                413,
-            ),
-        ] {
-            let answer = read_request(&mut &head[..], 10).unwrap_err().unwrap();
-            assert_eq!(answer.0, status, "{}", String::from_utf8_lossy(head));
-        }
-        let ok = b"POST /validate HTTP/1.1\r\nContent-Length:  2 \r\n\r\n{}".to_vec();
-        let (method, path, body) = read_request(&mut &ok[..], 10).unwrap();
-        assert_eq!(
-            (method.as_str(), path.as_str(), &body[..]),
-            ("POST", "/validate", &b"{}"[..])
-        );
     }
 }

@@ -3,11 +3,11 @@
 //! Kyverno's shapes.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use hyper::body::Bytes;
 use serde_json::{Value, json};
 use spreadlab_k8s::{LoadOptions, Source};
 use spreadlab_policy::decide::{Decision, decide, decide_prepared};
@@ -28,30 +28,15 @@ pub struct Service {
     settings: Settings,
     /// Longest decision ([`Service::handle_within`]).
     eval_timeout: Duration,
-    /// Decisions running (also those whose deadline passed), bounded by `max_decisions`; a
-    /// request waits on `slot_freed` for one to end.
-    running: Mutex<usize>,
-    slot_freed: Condvar,
+    /// A slot per decision that may run at once (`max_decisions`); a decision whose deadline
+    /// passed keeps its slot until it ends.
+    slots: Arc<tokio::sync::Semaphore>,
     /// Set on SIGTERM: `/readyz` answers 503 while requests are still answered.
     shutting_down: AtomicBool,
     max_decisions: usize,
     metrics: super::metrics::Metrics,
     /// The cluster loaded once per state of the origin.
     model: Arc<Model>,
-}
-
-/// Counts a running decision (`Some`) out when dropped, and wakes a request waiting for its
-/// slot; `None` for requests that hold no slot.
-struct Running<'a>(Option<&'a Service>);
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        if let Some(service) = self.0 {
-            let mut running = service.running.lock().unwrap_or_else(|e| e.into_inner());
-            *running -= 1;
-            service.slot_freed.notify_one();
-        }
-    }
 }
 
 /// An HTTP answer: status and JSON body.
@@ -107,8 +92,7 @@ impl Service {
             origin,
             settings,
             eval_timeout: Duration::from_secs(3),
-            running: Mutex::new(0),
-            slot_freed: Condvar::new(),
+            slots: Arc::new(tokio::sync::Semaphore::new(32)),
             shutting_down: AtomicBool::new(false),
             max_decisions: 32,
             metrics: super::metrics::Metrics::default(),
@@ -199,73 +183,58 @@ impl Service {
     pub fn with_bounds(mut self, eval_timeout: Duration, max_decisions: usize) -> Service {
         self.eval_timeout = eval_timeout;
         self.max_decisions = max_decisions.max(1);
+        self.slots = Arc::new(tokio::sync::Semaphore::new(self.max_decisions));
         self
     }
 
-    /// Answers one request within the decision deadline: the decision runs on its own thread,
-    /// and past `eval_timeout` the answer is an error (503 on `/validate`, a `systemError` on
-    /// `/gatekeeper`, which Gatekeeper reports as a violation) while the decision finishes in the
-    /// background, still counted as running. The engine is pure and has no cancellation point,
-    /// so it cannot be stopped, only no longer waited for. A decision (a POST) starts only while
-    /// fewer than `max_decisions` run: it waits for a slot within the same deadline (503 when
-    /// none frees in time, and then it never started), so a burst queues instead of every
-    /// decision running at once, each with its own copy of a large cluster. Health, readiness
-    /// and metrics never wait for a slot.
-    pub fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Vec<u8>) -> Answer {
-        let arrived = std::time::Instant::now();
+    /// Answers one request within the decision deadline: the answer is computed on the
+    /// runtime's blocking pool, and past `eval_timeout` the answer is an error (503 on
+    /// `/validate`, a `systemError` on `/gatekeeper`, which Gatekeeper reports as a violation)
+    /// while the decision finishes in the background, still holding its slot. The engine is pure
+    /// and has no cancellation point, so it cannot be stopped, only no longer waited for. A
+    /// decision (a POST) starts only with one of the `max_decisions` slots: it waits for one
+    /// within the same deadline (503 when none frees in time, and then it never started), so a
+    /// burst queues instead of every decision running at once, each with its own copy of a
+    /// large cluster. Health, readiness and metrics never wait for a slot.
+    pub async fn handle_within(self: &Arc<Self>, method: &str, path: &str, body: Bytes) -> Answer {
+        let arrived = tokio::time::Instant::now();
         let decision = method == "POST";
         // The path without its query, and its name on `/metrics`.
         let route = path.split('?').next().unwrap_or(path);
         let endpoint = route.trim_start_matches('/');
-        if decision {
-            let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
-            let (mut running, waited) = self
-                .slot_freed
-                .wait_timeout_while(running, self.eval_timeout, |running| {
-                    *running >= self.max_decisions
-                })
-                .unwrap_or_else(|e| e.into_inner());
-            if waited.timed_out() && *running >= self.max_decisions {
-                self.metrics.verdict(endpoint, "busy");
-                return (
-                    503,
-                    json!({"error": format!(
-                        "{} decisions running (--max-decisions) and none ended within {} ms (--eval-timeout); retry",
-                        *running,
-                        self.eval_timeout.as_millis()
-                    )}),
-                );
+        let slot = if decision {
+            let slot = Arc::clone(&self.slots).acquire_owned();
+            match tokio::time::timeout(self.eval_timeout, slot).await {
+                Ok(Ok(slot)) => Some(slot),
+                _ => {
+                    self.metrics.verdict(endpoint, "busy");
+                    return (
+                        503,
+                        json!({"error": format!(
+                            "{} decisions running (--max-decisions) and none ended within {} ms (--eval-timeout); retry",
+                            self.max_decisions,
+                            self.eval_timeout.as_millis()
+                        )}),
+                    );
+                }
             }
-            *running += 1;
-        }
-        // Every request, `/healthz` too (it may re-read the snapshot), runs on a thread of its
-        // own: connection threads have small stacks and only read and write.
-        let (send, receive) = mpsc::sync_channel(1);
+        } else {
+            None
+        };
         let (service, method_owned, path_owned) =
             (Arc::clone(self), method.to_owned(), path.to_owned());
-        let spawned = std::thread::Builder::new()
-            .name(String::from("spreadlab-decide"))
-            .spawn(move || {
-                // Counted out however the decision ends (a panic included).
-                let _running = Running(decision.then_some(&*service));
-                let answer = service.handle(&method_owned, &path_owned, &body);
-                let _ = send.send(answer);
-            });
-        if let Err(error) = spawned {
-            drop(Running(decision.then_some(&**self)));
-            return (
-                503,
-                json!({"error": format!("cannot start the decision: {error}")}),
-            );
-        }
-        let left = self.eval_timeout.saturating_sub(arrived.elapsed());
-        match receive.recv_timeout(left) {
-            Ok(answer) => answer,
-            Err(mpsc::RecvTimeoutError::Disconnected) => (
+        let answer = tokio::task::spawn_blocking(move || {
+            // Given back however the decision ends (a panic included).
+            let _slot = slot;
+            service.handle(&method_owned, &path_owned, &body)
+        });
+        match tokio::time::timeout_at(arrived + self.eval_timeout, answer).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => (
                 500,
                 json!({"error": "the decision failed (a spreadlab bug: the server's log has the panic)"}),
             ),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
+            Err(_) => {
                 let error = format!(
                     "the decision took longer than {} ms (--eval-timeout)",
                     self.eval_timeout.as_millis()
