@@ -1,17 +1,19 @@
 //! Runs the admission decision on the benchmark cluster a few times, for profilers, read afresh
 //! and on a prepared cluster (`spreadlab serve`'s way):
-//! `cargo run --release -p spreadlab-bench --example profile_policy -- 1000 10000 [prepared]`.
+//! `cargo run --release -p spreadlab-bench --example profile_policy -- 1000 10000 [prepared
+//! [namespaces]]` (20 namespaces unless given).
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use spreadlab_bench::policy::admission;
+use spreadlab_bench::policy::admission_in;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let nodes: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_000);
     let pods: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10_000);
-    let (cluster, payload) = admission(nodes, pods);
+    let namespaces: usize = args.get(4).and_then(|n| n.parse().ok()).unwrap_or(20);
+    let (cluster, payload) = admission_in(nodes, pods, namespaces);
     if args.get(3).map(String::as_str) == Some("prepared") {
         let start = Instant::now();
         let prepared = spreadlab_policy::Prepared::new(Arc::new(cluster)).expect("readable");

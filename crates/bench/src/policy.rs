@@ -10,6 +10,13 @@ use spreadlab_policy::snapshot::FixtureCluster;
 /// 30-replica GPU Deployment with a hard zone spread: the cluster is given as the host gives it
 /// (pods slimmed to the policy's field masks).
 pub fn admission(nodes: usize, pods: usize) -> (FixtureCluster, Vec<u8>) {
+    admission_in(nodes, pods, 20)
+}
+
+/// [`admission`] with the pods in `namespaces` namespaces (at least one; the Deployment is
+/// admitted to the first).
+pub fn admission_in(nodes: usize, pods: usize, namespaces: usize) -> (FixtureCluster, Vec<u8>) {
+    let namespaces = namespaces.max(1);
     let zones = ["zone-a", "zone-b", "zone-c"];
     let mut objects: Vec<Value> = (0..nodes)
         .map(|n| {
@@ -50,7 +57,7 @@ pub fn admission(nodes: usize, pods: usize) -> (FixtureCluster, Vec<u8>) {
         }
         objects.push(json!({
             "apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": format!("{app}-{p}"), "namespace": format!("team-{}", p % 20),
+            "metadata": {"name": format!("{app}-{p}"), "namespace": format!("team-{}", p % namespaces),
                 "labels": {"app": app, "pod-template-hash": "abc123"},
                 "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
                     "name": format!("{app}-abc123"), "uid": "u", "controller": true}]},
@@ -68,7 +75,7 @@ pub fn admission(nodes: usize, pods: usize) -> (FixtureCluster, Vec<u8>) {
             metadata["name"].as_str().unwrap_or_default()
         )
     });
-    objects.extend((0..20).map(|ns| {
+    objects.extend((0..namespaces).map(|ns| {
         let name = format!("team-{ns}");
         json!({"apiVersion": "v1", "kind": "Namespace",
             "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}})

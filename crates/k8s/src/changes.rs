@@ -117,7 +117,11 @@ impl Loaded {
     /// or the old side of an update) and returns it; `None` when it is not there.
     pub fn remove_pod(&mut self, namespace: &str, name: &str) -> Option<Arc<Pod>> {
         let position = self.pod_position(namespace, name, true)?;
-        Some(self.cluster.pods.remove(position))
+        let pod = self.cluster.pods.remove(position);
+        if let Some(index) = &mut self.pod_index {
+            index.removed(position, &pod);
+        }
+        Some(pod)
     }
 }
 
@@ -146,6 +150,9 @@ fn apply_object(base: &mut Loaded, origin: &str, object: Object, options: &LoadO
                 key_order(other, &pod.namespace, &pod.name) == Ordering::Less
             });
             pods.insert(position, Arc::clone(&pod));
+            if let Some(index) = &mut base.pod_index {
+                index.inserted(position, &pod);
+            }
             Applied::Pod(pod)
         }
         (0, 1, false) => {

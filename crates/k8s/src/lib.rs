@@ -23,6 +23,7 @@ mod error;
 mod load;
 mod locate;
 mod locate_json;
+mod pod_index;
 mod polyaxon;
 mod raw;
 pub mod revision;
@@ -132,6 +133,8 @@ pub struct Loaded {
     pub hpas: Vec<Hpa>,
     /// PriorityClasses read (and the two built-in system classes).
     priority_classes: admission::PriorityClasses,
+    /// The pods by namespace and label, once [`Loaded::index_pods`] asked for it.
+    pod_index: Option<pod_index::PodIndex>,
 }
 
 /// A HorizontalPodAutoscaler (`autoscaling/v1` or `v2`): what it scales and up to how many.
@@ -423,6 +426,13 @@ impl Loaded {
         let cluster = &mut self.cluster;
         cluster.nodes.truncate(mark.nodes);
         cluster.pods.truncate(mark.pods);
+        if self
+            .pod_index
+            .as_ref()
+            .is_some_and(|index| !index.holds_after_truncate(mark.pods))
+        {
+            self.pod_index = None;
+        }
         cluster.namespaces.truncate(mark.namespaces);
         cluster.services.truncate(mark.services);
         cluster.controllers.truncate(mark.controllers);

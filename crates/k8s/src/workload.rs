@@ -130,10 +130,17 @@ impl Workload {
             .pods
             .iter()
             .map(|pod| &**pod)
-            .filter(|pod| {
-                pod.namespace == self.namespace && !pod.terminating && !pod.phase.is_terminal()
-            })
-            .filter(|pod| match self.kind {
+            .filter(|pod| self.runs(pod, &selector, desired))
+            .collect()
+    }
+
+    /// Whether `pod` is one of this workload's running replicas ([`Workload::running_pods`];
+    /// `selector` is [`Workload::running_selector`], `desired` the replicas).
+    pub(crate) fn runs(&self, pod: &Pod, selector: &Selector, desired: usize) -> bool {
+        pod.namespace == self.namespace
+            && !pod.terminating
+            && !pod.phase.is_terminal()
+            && match self.kind {
                 WorkloadKind::Pod => pod.name == self.name,
                 WorkloadKind::PolyaxonService => pod
                     .name
@@ -142,8 +149,7 @@ impl Workload {
                     .and_then(|index| index.parse::<usize>().ok())
                     .is_some_and(|index| index < desired),
                 _ => selector.matches(&pod.labels) && self.controls(pod),
-            })
-            .collect()
+            }
     }
 
     /// Whether `pod` is this workload's by its controller reference, or has none: a
@@ -280,20 +286,21 @@ impl Workload {
             | WorkloadKind::Job => {
                 let wanted = desired.saturating_sub(running.len()).min(most);
                 waiting = self.waiting.iter().take(wanted).cloned().collect();
+                let prefix = match self.kind {
+                    WorkloadKind::Deployment => self.replica_set_name(),
+                    _ => self.name.clone(),
+                } + "-";
+                // Only the names it would make can be taken: those starting with the prefix.
                 let taken: BTreeSet<&str> = cluster
                     .pods
                     .iter()
                     .map(|pod| &**pod)
                     .chain(&self.waiting)
-                    .filter(|pod| pod.namespace == self.namespace)
+                    .filter(|pod| pod.name.starts_with(&prefix) && pod.namespace == self.namespace)
                     .map(|pod| pod.name.as_str())
                     .collect();
-                let prefix = match self.kind {
-                    WorkloadKind::Deployment => self.replica_set_name(),
-                    _ => self.name.clone(),
-                };
                 (0..)
-                    .map(|n| format!("{prefix}-{n}"))
+                    .map(|n| format!("{prefix}{n}"))
                     .filter(|name| !taken.contains(name.as_str()))
                     .take(wanted - waiting.len())
                     .collect()
@@ -313,8 +320,17 @@ impl Workload {
     /// ([`Workload::replicas_to_create`]: built, and counted) and its update strategy; no HorizontalPodAutoscaler (see
     /// [`crate::Loaded::scenario`]).
     pub fn for_analysis(&self, cluster: &Cluster) -> spreadlab_engine::model::Workload {
-        let running = self.running_pods(cluster);
-        let (to_create, not_built) = self.replicas_to_create_beside(cluster, &running);
+        self.for_analysis_beside(cluster, &self.running_pods(cluster))
+    }
+
+    /// [`Workload::for_analysis`] with its running pods found already (by
+    /// [`crate::Loaded::running_pods`]).
+    pub fn for_analysis_beside(
+        &self,
+        cluster: &Cluster,
+        running: &[&Pod],
+    ) -> spreadlab_engine::model::Workload {
+        let (to_create, not_built) = self.replicas_to_create_beside(cluster, running);
         spreadlab_engine::model::Workload {
             key: self.key(),
             desired: usize::try_from(self.replicas).unwrap_or(0),

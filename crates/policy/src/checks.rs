@@ -191,7 +191,22 @@ pub(crate) fn analysed(
     cluster: &Cluster,
     rollout_update: bool,
 ) -> spreadlab_engine::model::Workload {
-    let mut analysed = workload.for_analysis(cluster);
+    analysed_beside(
+        workload,
+        cluster,
+        &workload.running_pods(cluster),
+        rollout_update,
+    )
+}
+
+/// [`analysed`] with the workload's running pods found already.
+pub(crate) fn analysed_beside(
+    workload: &Workload,
+    cluster: &Cluster,
+    running: &[&spreadlab_engine::model::Pod],
+    rollout_update: bool,
+) -> spreadlab_engine::model::Workload {
+    let mut analysed = workload.for_analysis_beside(cluster, running);
     if rollout_update {
         analysed.template = rollout::restarted(&analysed.template);
     }

@@ -73,11 +73,14 @@ impl Prepared {
     pub fn new(source: Arc<dyn ClusterSource + Send + Sync>) -> Result<Prepared, Problem> {
         let objects = decide::read_base(source.as_ref(), None)?;
         let count = objects.len();
-        let base = spreadlab_k8s::load_objects(
+        let mut base = spreadlab_k8s::load_objects(
             decide::CLUSTER_ORIGIN,
             objects,
             &decide::load_options("default"),
         );
+        // Each decision looks for the admitted workload's running pods (its revision, its
+        // replicas to create, its domains): through the index, not every pod.
+        base.index_pods();
         let by_key = base.pods_by_key();
         Ok(Prepared {
             source: Mutex::new(source),
@@ -328,7 +331,8 @@ fn place(
     rollout_update: bool,
     settings: &Settings,
 ) -> Option<(Vec<String>, bool)> {
-    let analysed = checks::analysed(workload, &base.cluster, rollout_update);
+    let running = base.running_pods(workload);
+    let analysed = checks::analysed_beside(workload, &base.cluster, &running, rollout_update);
     if rollout_update && (settings.reject_rollout_stall || !analysed.running.is_empty()) {
         return None;
     }
@@ -355,7 +359,6 @@ fn place(
     }
     if settings.counts_domains() {
         // The nodes the replicas run on: the running ones', then the placed ones'.
-        let running = workload.running_pods(&base.cluster);
         let nodes: BTreeSet<&str> = running
             .iter()
             .filter_map(|pod| pod.node_name.as_deref())

@@ -195,7 +195,7 @@ impl Loader<'_> {
     /// taken as the template's, with a warning; several: a new revision, with a warning.
     fn revision_from_pods(&mut self, index: usize, label: &str) -> Revision {
         let workload = &self.loaded.workloads[index];
-        let running = workload.running_pods(&self.loaded.cluster);
+        let running = self.loaded.running_pods(workload);
         let hashes: BTreeSet<&String> = running
             .iter()
             .filter_map(|pod| pod.labels.get(label))
