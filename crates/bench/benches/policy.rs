@@ -27,6 +27,16 @@ fn decide_prepared_default_settings(bencher: divan::Bencher, nodes: usize) {
     bencher.bench_local(|| spreadlab_policy::decide_payload_prepared(&payload, &prepared));
 }
 
+/// [`decide_prepared_default_settings`] with every pod in the admitted Deployment's namespace:
+/// its running pods are found through the model's pod index, not by reading 10 pods per node.
+#[divan::bench(args = [1_000, 5_000], sample_count = 50, sample_size = 1)]
+fn decide_prepared_one_namespace(bencher: divan::Bencher, nodes: usize) {
+    let (cluster, payload) = spreadlab_bench::policy::admission_in(nodes, nodes * 10, 1);
+    let prepared = spreadlab_policy::Prepared::new(std::sync::Arc::new(cluster)).expect("readable");
+    prepared.warm(spreadlab_engine::KubeVersion::DEFAULT);
+    bencher.bench_local(|| spreadlab_policy::decide_payload_prepared(&payload, &prepared));
+}
+
 /// One watched pod's change applied to the prepared cluster in place (`Prepared::advance`, what
 /// `spreadlab serve` does with each watch event): a pod bound, then deleted, in turn.
 #[divan::bench(args = [1_000, 5_000], sample_count = 200, sample_size = 1)]

@@ -1057,11 +1057,18 @@ fn live_scale() {
     let percentiles = |mut times: Vec<f64>| {
         times.sort_by(f64::total_cmp);
         let at = |q: f64| times[((times.len() as f64 - 1.0) * q).round() as usize];
+        let slowest: Vec<String> = times
+            .iter()
+            .rev()
+            .take(3)
+            .map(|t| format!("{t:.1}"))
+            .collect();
         format!(
-            "p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            "p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms (slowest: {} ms)",
             at(0.5),
             at(0.99),
-            at(1.0)
+            at(1.0),
+            slowest.join(", ")
         )
     };
     // The time of one decision, or `None` when serve answered otherwise (503 past
@@ -1102,7 +1109,7 @@ fn live_scale() {
         )
     };
     let (sum_before, count_before) = served();
-    report("one client", (0..50).map(|_| decide()).collect());
+    report("one client", (0..200).map(|_| decide()).collect());
     let (sum, count) = served();
     eprintln!(
         "  of which serve's own time per decision: mean {:.1} ms",
@@ -1110,7 +1117,7 @@ fn live_scale() {
     );
     let concurrent: Vec<Option<f64>> = std::thread::scope(|scope| {
         let clients: Vec<_> = (0..8)
-            .map(|_| scope.spawn(|| (0..10).map(|_| decide()).collect::<Vec<_>>()))
+            .map(|_| scope.spawn(|| (0..25).map(|_| decide()).collect::<Vec<_>>()))
             .collect();
         clients
             .into_iter()

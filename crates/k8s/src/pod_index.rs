@@ -212,7 +212,11 @@ mod tests {
             }
         };
         let app = ["web", "db", "cache"][p % 7 % 3];
-        let phase = if p.is_multiple_of(11) { "Succeeded" } else { "Running" };
+        let phase = if p.is_multiple_of(11) {
+            "Succeeded"
+        } else {
+            "Running"
+        };
         json!({"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": format!("ns-{}", p % 3),
                 "labels": {"app": app, "track": format!("t{}", p % 5),

@@ -151,6 +151,9 @@ fn exchange(server: &Server, method: &str, path: &str, body: &[u8]) -> (u16, Str
     let connection =
         ClientConnection::new(config, ServerName::try_from("localhost").unwrap()).unwrap();
     let socket = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    // As the API server's client (Go's net/http) does: the head and body records leave at once
+    // instead of waiting for the first one's (delayed) acknowledgement.
+    socket.set_nodelay(true).unwrap();
     let mut stream = StreamOwned::new(connection, socket);
     let head = format!(
         "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
