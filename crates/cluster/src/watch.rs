@@ -5,7 +5,7 @@
 //! structure), so a decision reads one state of the cluster while events keep arriving.
 
 use std::pin::pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
@@ -27,11 +27,18 @@ pub type Objects = OrdMap<String, Arc<Value>>;
 
 /// A cluster watched in the background (a thread of its own runs the watches).
 pub struct Watched {
-    shared: Arc<Mutex<State>>,
+    shared: Arc<Shared>,
     /// The server's URL.
     pub server: String,
     /// The context used.
     pub context: String,
+}
+
+/// The watched state, and the signal of each event that changed it.
+struct Shared {
+    state: Mutex<State>,
+    /// Notified after every event ([`Watched::wait_for_event`]).
+    changed: Condvar,
 }
 
 struct State {
@@ -143,7 +150,7 @@ impl Watched {
     /// watches for the life of the process); returns once the client is configured, before
     /// anything is listed (see [`View::synced`]).
     pub fn start(target: &Target, kinds: Vec<&'static Kind>) -> Result<Watched, ReadError> {
-        let shared = Arc::new(Mutex::new(State {
+        let state = Mutex::new(State {
             kinds: kinds
                 .iter()
                 .map(|&kind| KindState {
@@ -159,7 +166,11 @@ impl Watched {
             errors: 0,
             last_error: None,
             last_event: None,
-        }));
+        });
+        let shared = Arc::new(Shared {
+            state,
+            changed: Condvar::new(),
+        });
         let (ready, configured) = std::sync::mpsc::channel::<Result<(String, String), ReadError>>();
         let (target, state) = (target.clone(), Arc::clone(&shared));
         std::thread::Builder::new()
@@ -205,9 +216,30 @@ impl Watched {
         })
     }
 
+    /// How many events the watches have taken in (a view's `events`).
+    pub fn events(&self) -> u64 {
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .events
+    }
+
+    /// Waits until more than `seen` events were taken in ([`Watched::events`]), at most
+    /// `timeout`; `true` when they were.
+    pub fn wait_for_event(&self, seen: u64, timeout: Duration) -> bool {
+        let state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (state, _) = self
+            .shared
+            .changed
+            .wait_timeout_while(state, timeout, |state| state.events <= seen)
+            .unwrap_or_else(|e| e.into_inner());
+        state.events > seen
+    }
+
     /// The cluster as watched now.
     pub fn view(&self) -> View {
-        let state = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
         View {
             kinds: state
                 .kinds
@@ -252,13 +284,7 @@ fn key(object: &DynamicObject) -> String {
 }
 
 /// Lists and watches `kind` forever, applying each event to its map.
-async fn watch(
-    client: Client,
-    index: usize,
-    kind: &'static Kind,
-    page: u32,
-    state: Arc<Mutex<State>>,
-) {
+async fn watch(client: Client, index: usize, kind: &'static Kind, page: u32, shared: Arc<Shared>) {
     let resource = ApiResource {
         group: kind.group.into(),
         version: kind.version.into(),
@@ -286,8 +312,8 @@ async fn watch(
             Event::InitApply(o) => Applied::InitApply(slimmed(o)),
             Event::InitDone => Applied::InitDone,
         });
-        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
-        let state = &mut *state;
+        let mut guard = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        let state = &mut *guard;
         state.events += 1;
         state.last_event = Some(Instant::now());
         let watched = &mut state.kinds[index];
@@ -325,6 +351,8 @@ async fn watch(
                 ));
             }
         }
+        drop(guard);
+        shared.changed.notify_all();
     }
 }
 

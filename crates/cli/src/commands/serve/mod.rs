@@ -152,8 +152,9 @@ pub fn tls_config(
     Ok(Arc::new(config))
 }
 
-/// How often the decisions' model is checked against the cluster's state (and built again in
-/// the background when the cluster moved on).
+/// How often, at least, the decisions' model is checked against the cluster's state (and built
+/// again in the background when the cluster moved on); a watched cluster's events wake the check
+/// sooner ([`Service::wait_for_change`]).
 const MODEL_REFRESH: Duration = Duration::from_millis(100);
 
 /// Serves until the process ends.
@@ -183,8 +184,9 @@ pub fn run(config: &Config) -> Result<(), String> {
             .name(String::from("spreadlab-model"))
             .spawn(move || {
                 loop {
+                    let seen = service.events();
                     service.refresh_model();
-                    std::thread::sleep(MODEL_REFRESH);
+                    service.wait_for_change(seen, MODEL_REFRESH);
                 }
             })
             .map_err(|e| format!("cannot start the model thread: {e}"))?;

@@ -39,6 +39,9 @@ pub struct Service {
     model: Arc<Model>,
 }
 
+/// How long the model thread lets a burst of watch events gather before applying them.
+const EVENT_BURST: Duration = Duration::from_millis(2);
+
 /// An HTTP answer: status and JSON body.
 pub type Answer = (u16, Value);
 
@@ -134,6 +137,27 @@ impl Service {
     /// Builds the model of the origin's state now if it is not built (the refresher thread).
     pub fn refresh_model(&self) {
         let _ = self.cluster();
+    }
+
+    /// Events taken in from a watched cluster (0 for snapshot files).
+    pub fn events(&self) -> u64 {
+        match &self.origin {
+            Origin::Live(watched) => watched.events(),
+            Origin::Files(_) => 0,
+        }
+    }
+
+    /// Waits until a watched cluster takes in an event past the `seen`-th (then a little longer,
+    /// so that a burst of events is applied to the model at once), at most `timeout`.
+    pub fn wait_for_change(&self, seen: u64, timeout: Duration) {
+        match &self.origin {
+            Origin::Live(watched) => {
+                if watched.wait_for_event(seen, timeout) {
+                    std::thread::sleep(EVENT_BURST);
+                }
+            }
+            Origin::Files(_) => std::thread::sleep(timeout),
+        }
     }
 
     /// `/healthz`: where the cluster comes from and how current it is, and the decisions' model
