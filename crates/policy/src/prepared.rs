@@ -271,41 +271,34 @@ fn apply(state: &mut State, change: Parsed<'_>, options: &spreadlab_k8s::LoadOpt
         ..
     } = state;
     let mut snapshots: Vec<&mut Snapshot> = snapshots.values_mut().collect();
-    match change {
+    // The old pod, which the change borrows its namespace and name from.
+    let old_pod;
+    let change = match change {
         Parsed::Pod { old, new } => {
             // Unbound pods are the scheduler's queue, not capacity.
-            let old = old.filter(|old| old.is_bound());
+            old_pod = old.filter(|old| old.is_bound());
             let new = new.filter(|new| new.is_bound());
             *objects =
-                objects.saturating_sub(usize::from(old.is_some())) + usize::from(new.is_some());
-            let change = ObjectChange::Pod {
-                old: old.as_deref().map(|old| {
+                objects.saturating_sub(usize::from(old_pod.is_some())) + usize::from(new.is_some());
+            ObjectChange::Pod {
+                old: old_pod.as_deref().map(|old| {
                     (
                         old.namespace().unwrap_or("default"),
                         old.name().unwrap_or_default(),
                     )
                 }),
                 new: new.map(|new| Object::from(*new)),
-            };
-            spreadlab_k8s::apply_change(
-                base,
-                &mut snapshots,
-                decide::CLUSTER_ORIGIN,
-                change,
-                options,
-            )
+            }
         }
-        Parsed::Node(new) => {
-            let change = ObjectChange::Node(Object::Value(new.clone()));
-            spreadlab_k8s::apply_change(
-                base,
-                &mut snapshots,
-                decide::CLUSTER_ORIGIN,
-                change,
-                options,
-            )
-        }
-    }
+        Parsed::Node(new) => ObjectChange::Node(Object::Value(new.clone())),
+    };
+    spreadlab_k8s::apply_change(
+        base,
+        &mut snapshots,
+        decide::CLUSTER_ORIGIN,
+        change,
+        options,
+    )
 }
 
 /// The snapshot of `base` for `version`, built on first use.

@@ -84,24 +84,17 @@ pub(super) async fn serve_connection(
             _ = connection.as_mut() => true,
             () = tokio::time::sleep_until(head_deadline) => false,
         };
-        if finished || head_read.load(Ordering::SeqCst) {
+        let answered = finished || head_read.load(Ordering::SeqCst);
+        if !finished && answered {
             // Past the head, the body's deadline and the decision's bound the rest.
-            if !finished {
-                let _ = connection.await;
-            }
-            true
-        } else {
-            false
+            let _ = connection.await;
         }
+        answered
     };
     if answered {
         linger(stream.get_mut().0).await;
     } else {
-        write_raw(
-            &mut stream,
-            (408, json!({"error": "the request did not arrive in time"})),
-        )
-        .await;
+        write_raw(&mut stream, too_late()).await;
     }
 }
 
@@ -146,7 +139,7 @@ async fn read_body(body: Incoming, limits: &Limits, deadline: Instant) -> Result
     loop {
         let wait = deadline.min(Instant::now() + limits.read_timeout);
         let frame = match tokio::time::timeout_at(wait, body.frame()).await {
-            Err(_) => return Err((408, json!({"error": "the request did not arrive in time"}))),
+            Err(_) => return Err(too_late()),
             Ok(None) => return Ok(Bytes::from(read)),
             Ok(Some(frame)) => frame,
         };
@@ -165,6 +158,11 @@ async fn read_body(body: Incoming, limits: &Limits, deadline: Instant) -> Result
             Err(error) => return Err((400, json!({"error": format!("bad request: {error}")}))),
         }
     }
+}
+
+/// The answer to a request that did not arrive by its deadline.
+fn too_late() -> Answer {
+    (408, json!({"error": "the request did not arrive in time"}))
 }
 
 /// An answer as hyper writes it (JSON; a bare string is Prometheus' text format, `/metrics`).

@@ -237,13 +237,12 @@ async fn serve(config: &Config, tls: TlsAcceptor, service: Arc<Service>) -> Resu
                 continue;
             }
         };
-        let admitted = !draining.load(Ordering::SeqCst)
-            && Counted::enter(&active, config.max_connections)
-            && (clients.enter(peer.ip(), config.max_connections_per_client) || {
-                active.fetch_sub(1, Ordering::SeqCst);
-                false
-            });
-        if !admitted {
+        let counted = if draining.load(Ordering::SeqCst) {
+            None
+        } else {
+            admit(&active, &clients, peer.ip(), config)
+        };
+        let Some(counted) = counted else {
             // Dropped (closed) when as many are being answered already.
             if Counted::enter(&overflowing, OVERFLOW_AT_ONCE) {
                 let (tls, overflowing) = (tls.clone(), Arc::clone(&overflowing));
@@ -253,15 +252,34 @@ async fn serve(config: &Config, tls: TlsAcceptor, service: Arc<Service>) -> Resu
                 });
             }
             continue;
-        }
+        };
         let (tls, service, limits) = (tls.clone(), Arc::clone(&service), Arc::clone(&limits));
-        let counted = Counted(Arc::clone(&active), Some((Arc::clone(&clients), peer.ip())));
         tokio::spawn(async move {
             // Counted out however the connection ends.
             let _counted = counted;
             serve_connection(tcp, tls, service, limits).await;
         });
     }
+}
+
+/// Counts a connection from `client` in, in all and among its client's: `None` (counted in
+/// neither) past `--max-connections` or `--max-connections-per-client`.
+fn admit(
+    active: &Arc<AtomicUsize>,
+    clients: &Arc<Clients>,
+    client: std::net::IpAddr,
+    config: &Config,
+) -> Option<Counted> {
+    if !Counted::enter(active, config.max_connections) {
+        return None;
+    }
+    // Dropped, and so counted out again, when the client has its share already.
+    let mut counted = Counted(Arc::clone(active), None);
+    if !clients.enter(client, config.max_connections_per_client) {
+        return None;
+    }
+    counted.1 = Some((Arc::clone(clients), client));
+    Some(counted)
 }
 
 /// A connection counted in (and its client's, when `Some`); counted out when dropped.
