@@ -876,10 +876,17 @@ fn serve_watches_the_cluster_and_is_the_api_servers_admission_webhook() {
 
     let (_, health) = request(&serving, "GET", "/healthz", b"");
     assert_eq!(health["cluster"]["watchErrors"], 0, "{health}");
-    // The taints were applied to the model in place (a node's change keeps its place).
+    // Every change since the first model was applied to it in place (two scenarios' nodes
+    // and pods created and deleted, the taints): it was built once.
     assert!(
-        health["model"]["changesApplied"].as_u64() >= Some(3),
+        health["model"]["changesApplied"].as_u64() >= Some(2 * 9 + 3),
         "{health}"
+    );
+    assert_eq!(
+        health["model"]["builds"],
+        1,
+        "{health}\n{}",
+        serving.log.lock().unwrap()
     );
     let (status, metrics) = request_text(&serving, "/metrics");
     assert_eq!(status, 200);

@@ -1,8 +1,9 @@
 //! The judge of a cluster kept up to date by its changes (`spreadlab serve` on a watched cluster):
-//! random pod and node changes applied in place to a load and its snapshot
-//! (`spreadlab_k8s::apply_object`, `Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`)
-//! must leave both as a fresh read of the changed cluster builds them, and the scenario's pods
-//! must be scheduled as on the fresh snapshot, whose decisions the oracle runs judge.
+//! random pod, node and namespace changes (added and deleted too) applied in place to a load
+//! and its snapshot (`spreadlab_k8s::apply_change`: `Snapshot::add_bound_pod`,
+//! `remove_bound_pod`, `update_node`, `insert_node`, `remove_node`, the namespaces' labels) must
+//! leave both as a fresh read of the changed cluster builds them, and the scenario's pods must
+//! be scheduled as on the fresh snapshot, whose decisions the oracle runs judge.
 
 use serde_json::{Value, json};
 use spreadlab_engine::framework::Snapshot;
@@ -14,10 +15,11 @@ use crate::differential::prepare;
 use crate::generate::Rng;
 
 /// A watched cluster's objects as the admission model reads them: nodes by name, bound pods by
-/// `namespace/name`, then Namespaces, PriorityClasses and Services.
+/// `namespace/name`, then Namespaces by name, PriorityClasses and Services.
 struct Objects {
     nodes: Vec<Value>,
     pods: Vec<Value>,
+    namespaces: Vec<Value>,
     rest: Vec<Value>,
 }
 
@@ -38,16 +40,23 @@ impl Objects {
             })
             .collect();
         pods.sort_by_key(key);
-        let mut rest = of_kind("Namespace");
-        rest.extend(of_kind("PriorityClass"));
+        let mut namespaces = of_kind("Namespace");
+        namespaces.sort_by_key(|n| name(n).to_owned());
+        let mut rest = of_kind("PriorityClass");
         rest.extend(of_kind("Service"));
-        Objects { nodes, pods, rest }
+        Objects {
+            nodes,
+            pods,
+            namespaces,
+            rest,
+        }
     }
 
     /// A fresh read of them, pods through the slim form a pod list is read in.
     fn load(&self) -> Loaded {
         let mut objects: Vec<Object> = self.nodes.iter().cloned().map(Object::Value).collect();
         objects.extend(self.pods.iter().map(pod_object));
+        objects.extend(self.namespaces.iter().cloned().map(Object::Value));
         objects.extend(self.rest.iter().cloned().map(Object::Value));
         spreadlab_k8s::load_objects("cluster", objects, &LoadOptions::default())
     }
@@ -71,12 +80,56 @@ fn pod_object(pod: &Value) -> Object {
     Object::from(SlimPod::from_value(pod).expect("a generated pod"))
 }
 
+/// The kind of a changed object.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Pod,
+    Node,
+    Namespace,
+}
+
+/// One random change to a Namespace's labels (namespace selectors read them): another
+/// namespace's labels, one label more, the namespace deleted, or a new one.
+fn namespace_change(
+    rng: &mut Rng,
+    namespaces: &mut Vec<Value>,
+    step: usize,
+) -> (Kind, Option<Value>, Option<Value>) {
+    if namespaces.is_empty() || rng.percent(25) {
+        let name = format!("judge-ns-{step}");
+        let new = json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": name, "labels": {"team": *rng.pick(&["a", "b"])}}});
+        let at = namespaces.partition_point(|n| self::name(n) < name.as_str());
+        namespaces.insert(at, new.clone());
+        return (Kind::Namespace, None, Some(new));
+    }
+    let index = (rng.next_u64() % namespaces.len() as u64) as usize;
+    let old = namespaces[index].clone();
+    let mut new = old.clone();
+    match rng.range(0, 2) {
+        0 => {
+            namespaces.remove(index);
+            return (Kind::Namespace, Some(old), None);
+        }
+        1 => {
+            let other = rng.pick(namespaces)["metadata"]["labels"].clone();
+            new["metadata"]["labels"] = other;
+        }
+        _ => new["metadata"]["labels"]["judge"] = json!("yes"),
+    }
+    namespaces[index] = new.clone();
+    (Kind::Namespace, Some(old), Some(new))
+}
+
 /// One random change to `objects`: which kind, and the object before and after.
 fn change(
     rng: &mut Rng,
     objects: &mut Objects,
     step: usize,
-) -> (bool, Option<Value>, Option<Value>) {
+) -> (Kind, Option<Value>, Option<Value>) {
+    if rng.percent(10) {
+        return namespace_change(rng, &mut objects.namespaces, step);
+    }
     if rng.percent(65) && !objects.pods.is_empty() {
         let index = (rng.next_u64() % objects.pods.len() as u64) as usize;
         let old = objects.pods[index].clone();
@@ -84,7 +137,7 @@ fn change(
         match rng.range(0, 4) {
             0 => {
                 objects.pods.remove(index);
-                return (true, Some(old), None);
+                return (Kind::Pod, Some(old), None);
             }
             1 => {
                 // Another pod's labels (a selector that matched it may not any more).
@@ -101,15 +154,48 @@ fn change(
                 new["spec"]["nodeName"] = json!(node);
                 let at = objects.pods.partition_point(|p| key(p) < key(&new));
                 objects.pods.insert(at, new.clone());
-                return (true, None, Some(new));
+                return (Kind::Pod, None, Some(new));
             }
         }
         objects.pods[index] = new.clone();
-        return (true, Some(old), Some(new));
+        return (Kind::Pod, Some(old), Some(new));
     }
     let index = (rng.next_u64() % objects.nodes.len() as u64) as usize;
     let old = objects.nodes[index].clone();
     let mut new = old.clone();
+    if rng.percent(30) {
+        if rng.percent(50) && objects.nodes.len() > 1 {
+            // Deleted: its pods stay, bound to a node no longer there (until the pod garbage
+            // collector deletes them), and bind to it again if it comes back.
+            objects.nodes.remove(index);
+            return (Kind::Node, Some(old), None);
+        }
+        // A copy under a new name (it sorts right after the original), or a deleted node back.
+        let returning = if rng.percent(50) {
+            let known: Vec<&str> = objects.nodes.iter().map(name).collect();
+            objects
+                .pods
+                .iter()
+                .filter_map(|p| p["spec"]["nodeName"].as_str())
+                .find(|n| !known.contains(n))
+                .map(str::to_owned)
+        } else {
+            None
+        };
+        let name = returning.unwrap_or_else(|| format!("{}-n{step}", name(&old)));
+        new["metadata"]["name"] = json!(name);
+        new["metadata"]["uid"] = json!(format!("judge-node-{step}"));
+        if let Some(labels) = new["metadata"]["labels"].as_object_mut()
+            && labels.contains_key("kubernetes.io/hostname")
+        {
+            labels.insert("kubernetes.io/hostname".into(), json!(name));
+        }
+        let at = objects
+            .nodes
+            .partition_point(|n| self::name(n) < name.as_str());
+        objects.nodes.insert(at, new.clone());
+        return (Kind::Node, None, Some(new));
+    }
     match rng.range(0, 3) {
         0 => {
             let taints = new["spec"]["taints"]
@@ -147,7 +233,7 @@ fn change(
         }
     }
     objects.nodes[index] = new.clone();
-    (false, Some(old), Some(new))
+    (Kind::Node, Some(old), Some(new))
 }
 
 /// Applies one change to the load and the snapshot as `spreadlab serve`'s model does
@@ -155,17 +241,23 @@ fn change(
 fn apply(
     base: &mut Loaded,
     snapshot: &mut Snapshot,
-    pod: bool,
+    kind: Kind,
     old: Option<Value>,
     new: Option<Value>,
 ) {
-    let change = if pod {
-        ObjectChange::Pod {
+    let change = match kind {
+        Kind::Pod => ObjectChange::Pod {
             old: old.as_ref().map(|old| (namespace(old), name(old))),
             new: new.as_ref().map(pod_object),
-        }
-    } else {
-        ObjectChange::Node(Object::Value(new.expect("a node changes")))
+        },
+        Kind::Node => ObjectChange::Node {
+            old: old.as_ref().map(name),
+            new: new.map(Object::Value),
+        },
+        Kind::Namespace => ObjectChange::Namespace {
+            old: old.as_ref().map(name),
+            new: new.map(Object::Value),
+        },
     };
     let described = format!("{change:?}");
     assert!(
@@ -205,8 +297,8 @@ fn a_cluster_changed_in_place_schedules_as_a_fresh_read() {
         let mut rng = Rng::stream(seed, 0x9E37_79B9, 0x00C4_A6E5);
         for round in 0..4 {
             for step in 0..rng.range(1, 6) as usize {
-                let (pod, old, new) = change(&mut rng, &mut objects, round * 10 + step);
-                apply(&mut base, &mut snapshot, pod, old, new);
+                let (kind, old, new) = change(&mut rng, &mut objects, round * 10 + step);
+                apply(&mut base, &mut snapshot, kind, old, new);
                 changes += 1;
             }
             let fresh = objects.load();
@@ -235,6 +327,14 @@ fn a_cluster_changed_in_place_schedules_as_a_fresh_read() {
                     brief(theirs.get(at))
                 );
             }
+            assert_eq!(
+                snapshot.node_index, fresh_snapshot.node_index,
+                "seed {seed} round {round}"
+            );
+            assert_eq!(
+                snapshot.namespaces, fresh_snapshot.namespaces,
+                "seed {seed} round {round}"
+            );
             for (node, (a, b)) in snapshot.nodes.iter().zip(&fresh_snapshot.nodes).enumerate() {
                 let names =
                     |s: &Snapshot, info: &spreadlab_engine::framework::NodeInfo| -> Vec<String> {

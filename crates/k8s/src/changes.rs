@@ -1,9 +1,11 @@
-//! A watched cluster's changes applied to a load of it ([`Loaded`]) in place: a changed Pod or
-//! Node is read as a fresh read of the changed cluster reads it and takes the place a fresh
-//! read gives it (pods in the `namespace/name` order a watched cluster lists them in; a node in
-//! its old place), so the loaded cluster equals the fresh read's; the engine's snapshots of it
-//! take the same change (`Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`) and stay
-//! what `Snapshot::new` builds from it ([`apply_change`]).
+//! A watched cluster's changes applied to a load of it ([`Loaded`]) in place: a changed Pod,
+//! Node or Namespace is read as a fresh read of the changed cluster reads it and takes the place
+//! a fresh read gives it (pods in the `namespace/name` order a watched cluster lists them in; a
+//! changed node or namespace in its old place, a new one in the name order a watched cluster
+//! lists them in), so the loaded cluster equals the fresh read's; the engine's snapshots of it
+//! take the same change (`Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`,
+//! `insert_node`, `remove_node`, `Snapshot::namespaces`) and stay what `Snapshot::new` builds
+//! from it ([`apply_change`]).
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -24,15 +26,29 @@ pub enum ObjectChange<'k> {
         /// The new pod.
         new: Option<Object>,
     },
-    /// A node's new state (a node of that name is in the cluster).
-    Node(Object),
+    /// A node: the old one's name when it was there (deleted, or replaced by the new one), and
+    /// the new one when it is there.
+    Node {
+        /// The old node's name.
+        old: Option<&'k str>,
+        /// The new node.
+        new: Option<Object>,
+    },
+    /// A Namespace (its labels are what namespace selectors read): the old one's name when it
+    /// was there, and the new one when it is there.
+    Namespace {
+        /// The old namespace's name.
+        old: Option<&'k str>,
+        /// The new namespace.
+        new: Option<Object>,
+    },
 }
 
 /// Applies `change` to `base`, whose pods are in key order ([`Loaded::pods_by_key`]), and to
 /// every snapshot built from it, leaving them as a fresh read of the changed cluster and
 /// `Snapshot::new` would be; `false` when the object is not one a change in place can take (a
-/// new node, or what the loader reads as more than one pod or node): the caller reads the
-/// cluster whole again.
+/// new node while the nodes are not in name order, or what the loader reads as more than one
+/// pod or node): the caller reads the cluster whole again.
 pub fn apply_change(
     base: &mut Loaded,
     snapshots: &mut [&mut Snapshot],
@@ -61,18 +77,84 @@ pub fn apply_change(
                     true
                 }
                 Applied::Nothing => true,
-                Applied::Node(_) | Applied::Unsupported => false,
+                Applied::Node(_)
+                | Applied::NewNode(_)
+                | Applied::Namespace(_)
+                | Applied::Unsupported => false,
             }
         }
-        ObjectChange::Node(new) => match apply_object(base, origin, new, options) {
-            Applied::Node(index) => {
-                let node = &base.cluster.nodes[index];
-                snapshots
-                    .iter_mut()
-                    .all(|snapshot| snapshot.update_node(node.clone()))
+        ObjectChange::Node { old, new } => {
+            let name = match new.map(|new| apply_object(base, origin, new, options)) {
+                None | Some(Applied::Nothing) => None,
+                Some(Applied::Node(index)) => {
+                    let node = &base.cluster.nodes[index];
+                    if !snapshots
+                        .iter_mut()
+                        .all(|snapshot| snapshot.update_node(node.clone()))
+                    {
+                        return false;
+                    }
+                    Some(index)
+                }
+                Some(Applied::NewNode(index)) => {
+                    let node = &base.cluster.nodes[index];
+                    // Pods bound to it before it joined (a fresh read binds them to it).
+                    let pods: Vec<&Arc<Pod>> = base
+                        .cluster
+                        .pods
+                        .iter()
+                        .filter(|pod| pod.node_name.as_ref() == Some(&node.name))
+                        .collect();
+                    for snapshot in snapshots.iter_mut() {
+                        if !snapshot.insert_node(index, node.clone()) {
+                            return false;
+                        }
+                        for pod in &pods {
+                            snapshot.add_bound_pod(Arc::clone(pod));
+                        }
+                    }
+                    Some(index)
+                }
+                Some(Applied::Pod(_) | Applied::Namespace(_) | Applied::Unsupported) => {
+                    return false;
+                }
             }
-            _ => false,
-        },
+            .map(|index| base.cluster.nodes[index].name.clone());
+            // The old node, unless the new one took its place.
+            if let Some(old) = old.filter(|&old| name.as_deref() != Some(old))
+                && base.remove_node(old).is_some()
+            {
+                for snapshot in snapshots.iter_mut() {
+                    snapshot.remove_node(old);
+                }
+            }
+            true
+        }
+        ObjectChange::Namespace { old, new } => {
+            let name = match new.map(|new| apply_object(base, origin, new, options)) {
+                None | Some(Applied::Nothing) => None,
+                Some(Applied::Namespace(index)) => {
+                    let namespace = &base.cluster.namespaces[index];
+                    for snapshot in snapshots.iter_mut() {
+                        snapshot
+                            .namespaces
+                            .insert(namespace.name.clone(), namespace.labels.clone());
+                    }
+                    Some(namespace.name.clone())
+                }
+                Some(_) => return false,
+            };
+            if let Some(old) = old.filter(|&old| name.as_deref() != Some(old)) {
+                let namespaces = &mut base.cluster.namespaces;
+                if let Some(position) = namespaces.iter().position(|n| n.name == old) {
+                    namespaces.remove(position);
+                    for snapshot in snapshots.iter_mut() {
+                        snapshot.namespaces.remove(old);
+                    }
+                }
+            }
+            true
+        }
     }
 }
 
@@ -83,10 +165,16 @@ enum Applied {
     Pod(Arc<Pod>),
     /// The node at this index of the cluster's nodes, read again in its place.
     Node(usize),
+    /// A node the cluster did not have, now at this index of its nodes (in name order).
+    NewNode(usize),
+    /// The Namespace at this index of the cluster's namespaces: read again in its place, or
+    /// new in name order.
+    Namespace(usize),
     /// Nothing entered the cluster (a terminal pod, or an object with errors, which are kept).
     Nothing,
-    /// The object would change more than one pod or node in place (a new node, a workload, or
-    /// a kind other than Pod and Node): the caller reads the whole cluster again.
+    /// The object would change more than one pod or node in place (a workload, or a kind other
+    /// than Pod and Node), or a new node has no place (the nodes are not in name order): the
+    /// caller reads the whole cluster again.
     Unsupported,
 }
 
@@ -113,6 +201,19 @@ impl Loaded {
         }
     }
 
+    /// Takes the node `name` out of the cluster (a deletion; the pods bound to it stay, as in
+    /// a fresh read until the pod garbage collector deletes them) and returns where it was;
+    /// `None` when it is not there.
+    pub fn remove_node(&mut self, name: &str) -> Option<usize> {
+        let position = self
+            .cluster
+            .nodes
+            .iter()
+            .position(|node| node.name == name)?;
+        self.cluster.nodes.remove(position);
+        Some(position)
+    }
+
     /// Takes the pod `namespace/name` out of a cluster whose pods are in key order (a deletion,
     /// or the old side of an update) and returns it; `None` when it is not there.
     pub fn remove_pod(&mut self, namespace: &str, name: &str) -> Option<Arc<Pod>> {
@@ -134,15 +235,34 @@ fn apply_object(base: &mut Loaded, origin: &str, object: Object, options: &LoadO
     let cluster = &base.cluster;
     let pods = cluster.pods.len() - before.pods;
     let nodes = cluster.nodes.len() - before.nodes;
+    let namespaces = cluster.namespaces.len() - before.namespaces;
     let others = base.workloads.len() != before.workloads
         || base.hpas.len() != before.hpas
-        || cluster.namespaces.len() != before.namespaces
         || cluster.services.len() != before.services
         || cluster.controllers.len() != before.controllers
         || cluster.pdbs.len() != before.pdbs
         || !Arc::ptr_eq(&cluster.storage, &before.storage);
-    match (pods, nodes, others) {
+    match (pods, nodes + namespaces, others) {
         (0, 0, false) => Applied::Nothing,
+        (0, 1, false) if namespaces == 1 => {
+            let namespaces = &mut base.cluster.namespaces;
+            let namespace = namespaces.pop().expect("one namespace was loaded");
+            if let Some(index) = namespaces.iter().position(|n| n.name == namespace.name) {
+                namespaces[index] = namespace;
+                return Applied::Namespace(index);
+            }
+            // A watched cluster lists its namespaces by name: a fresh read puts it there.
+            if !namespaces
+                .windows(2)
+                .all(|pair| pair[0].name < pair[1].name)
+            {
+                base.truncate(before);
+                return Applied::Unsupported;
+            }
+            let index = namespaces.partition_point(|other| other.name < namespace.name);
+            namespaces.insert(index, namespace);
+            Applied::Namespace(index)
+        }
         (1, 0, false) => {
             let pods = &mut base.cluster.pods;
             let pod = pods.pop().expect("one pod was loaded");
@@ -158,16 +278,18 @@ fn apply_object(base: &mut Loaded, origin: &str, object: Object, options: &LoadO
         (0, 1, false) => {
             let nodes = &mut base.cluster.nodes;
             let node = nodes.pop().expect("one node was loaded");
-            match nodes.iter().position(|other| other.name == node.name) {
-                Some(index) => {
-                    nodes[index] = node;
-                    Applied::Node(index)
-                }
-                None => {
-                    base.truncate(before);
-                    Applied::Unsupported
-                }
+            if let Some(index) = nodes.iter().position(|other| other.name == node.name) {
+                nodes[index] = node;
+                return Applied::Node(index);
             }
+            // A watched cluster lists its nodes by name: a fresh read puts the new one there.
+            if !nodes.windows(2).all(|pair| pair[0].name < pair[1].name) {
+                base.truncate(before);
+                return Applied::Unsupported;
+            }
+            let index = nodes.partition_point(|other| other.name < node.name);
+            nodes.insert(index, node);
+            Applied::NewNode(index)
         }
         _ => {
             base.truncate(before);

@@ -65,6 +65,8 @@ pub enum ChangedKind {
     Pod,
     /// A Node.
     Node,
+    /// A Namespace.
+    Namespace,
 }
 
 impl Prepared {
@@ -100,10 +102,10 @@ impl Prepared {
     }
 
     /// Applies `changes`, which moved the cluster to `source`, in place: the loaded cluster and
-    /// every snapshot become what a fresh read of `source` builds (`spreadlab_k8s::apply_object`,
-    /// `Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`). `false`, with nothing
-    /// changed, when they hold what cannot be applied so (a node added or deleted, a pod the
-    /// source could not list): the caller builds a new `Prepared` then.
+    /// every snapshot become what a fresh read of `source` builds (`spreadlab_k8s::apply_change`:
+    /// `Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`, `insert_node`,
+    /// `remove_node`). `false`, with nothing changed, when they hold what cannot be applied so (a
+    /// pod the source could not list): the caller builds a new `Prepared` then.
     pub fn advance(
         &self,
         source: Arc<dyn ClusterSource + Send + Sync>,
@@ -232,20 +234,32 @@ impl Prepared {
     }
 }
 
-/// A change read once: a pod as the source lists pods, a node's new state.
+/// A change read once: a pod as the source lists pods; a node's old name and new state.
 enum Parsed<'c> {
     Pod {
         old: Option<Box<SlimPod>>,
         new: Option<Box<SlimPod>>,
     },
-    Node(&'c Value),
+    Node {
+        old: Option<&'c str>,
+        new: Option<&'c Value>,
+    },
+    Namespace {
+        old: Option<&'c str>,
+        new: Option<&'c Value>,
+    },
 }
 
-/// `change` read, or `None` when it is not one [`apply`] makes exactly: a node's change only in
-/// place (a new or deleted node moves every node after it), a pod's only when the source can
-/// list its new state.
+/// `change` read, or `None` when it is not one [`apply`] makes exactly: a pod's only when the
+/// source can list its new state.
 fn parse(change: &Change) -> Option<Parsed<'_>> {
     let pod = |value: &Value| SlimPod::from_value(value).ok().map(Box::new);
+    let old_name = || {
+        change
+            .old
+            .as_deref()
+            .and_then(|old| old["metadata"]["name"].as_str())
+    };
     match change.kind {
         ChangedKind::Pod => Some(Parsed::Pod {
             old: change.old.as_deref().and_then(pod),
@@ -254,9 +268,14 @@ fn parse(change: &Change) -> Option<Parsed<'_>> {
                 Some(new) => Some(pod(new)?),
             },
         }),
-        ChangedKind::Node => Some(Parsed::Node(
-            change.new.as_deref().filter(|_| change.old.is_some())?,
-        )),
+        ChangedKind::Node => Some(Parsed::Node {
+            old: old_name(),
+            new: change.new.as_deref(),
+        }),
+        ChangedKind::Namespace => Some(Parsed::Namespace {
+            old: old_name(),
+            new: change.new.as_deref(),
+        }),
     }
 }
 
@@ -290,7 +309,22 @@ fn apply(state: &mut State, change: Parsed<'_>, options: &spreadlab_k8s::LoadOpt
                 new: new.map(|new| Object::from(*new)),
             }
         }
-        Parsed::Node(new) => ObjectChange::Node(Object::Value(new.clone())),
+        Parsed::Node { old, new } => {
+            *objects =
+                objects.saturating_sub(usize::from(old.is_some())) + usize::from(new.is_some());
+            ObjectChange::Node {
+                old,
+                new: new.map(|new| Object::Value(new.clone())),
+            }
+        }
+        Parsed::Namespace { old, new } => {
+            *objects =
+                objects.saturating_sub(usize::from(old.is_some())) + usize::from(new.is_some());
+            ObjectChange::Namespace {
+                old,
+                new: new.map(|new| Object::Value(new.clone())),
+            }
+        }
     };
     spreadlab_k8s::apply_change(
         base,

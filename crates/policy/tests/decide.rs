@@ -774,8 +774,9 @@ fn admission(case: u32) -> String {
 }
 
 /// A prepared cluster advanced by pod and node changes (`Prepared::advance`, as `serve` applies a
-/// watched cluster's events) decides every case as a fresh read of the changed cluster does;
-/// a node added is refused and leaves the model as it was.
+/// watched cluster's events: nodes changed, added and deleted, pods deleted, relabelled and bound)
+/// decides every case as a fresh read of the changed cluster does; a pod the source cannot list
+/// is refused and leaves the model as it was.
 #[test]
 fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
     use spreadlab_policy::prepared::{Change, ChangedKind};
@@ -851,6 +852,28 @@ fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
                 new: shared(&objects[index]),
             });
         }
+        // A GPU node joins in the middle of the name order (in the zone of the one before it),
+        // and a node holding pods is deleted: its pods stay, bound to a node no longer there.
+        let after = format!("node-{:03}", 40 + round * 80);
+        let index = at(&objects, &after);
+        let mut joined = objects[index].clone();
+        let joined_name = format!("{after}-joined");
+        joined["metadata"]["name"] = json!(joined_name);
+        joined["metadata"]["labels"]["kubernetes.io/hostname"] = json!(joined_name);
+        joined["status"]["allocatable"]["nvidia.com/gpu"] = json!("8");
+        objects.insert(index + 1, joined.clone());
+        changes.push(Change {
+            kind: ChangedKind::Node,
+            old: None,
+            new: shared(&joined),
+        });
+        let deleted = at(&objects, &format!("node-{:03}", 7 + round * 90));
+        let gone = objects.remove(deleted);
+        changes.push(Change {
+            kind: ChangedKind::Node,
+            old: shared(&gone),
+            new: None,
+        });
         let cluster = FixtureCluster::new(objects.clone());
         assert!(
             prepared.advance(Arc::new(cluster.clone()), &changes),
@@ -865,20 +888,21 @@ fn a_prepared_cluster_advanced_by_changes_decides_as_a_fresh_read() {
         }
         rounds += 1;
     }
-    // A new node is not applied in place: refused, with the model as it was.
+    // A pod the source could not list is not applied in place: refused, with the model as it was.
     let before: Vec<Decision> = (0..24)
         .map(|case| {
             spreadlab_policy::decide_payload_prepared(admission(case).as_bytes(), &prepared)
         })
         .collect();
-    let mut node = objects[0].clone();
-    node["metadata"]["name"] = json!("node-999");
+    let broken = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "broken", "namespace": "apps", "labels": "not a map"},
+        "spec": {"nodeName": "node-001", "containers": []}});
     let mut grown = objects.clone();
-    grown.insert(360, node.clone());
+    grown.push(broken.clone());
     let change = Change {
-        kind: ChangedKind::Node,
+        kind: ChangedKind::Pod,
         old: None,
-        new: shared(&node),
+        new: shared(&broken),
     };
     assert!(!prepared.advance(Arc::new(FixtureCluster::new(grown)), &[change]));
     for (case, decision) in before.iter().enumerate() {

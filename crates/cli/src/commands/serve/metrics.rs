@@ -46,6 +46,7 @@ pub struct Metrics {
     model_age: Gauge<f64, std::sync::atomic::AtomicU64>,
     model_build: Gauge<f64, std::sync::atomic::AtomicU64>,
     model_changes: Gauge,
+    model_builds: Gauge,
     model_changes_seconds: Gauge<f64, std::sync::atomic::AtomicU64>,
 }
 
@@ -83,6 +84,7 @@ impl Default for Metrics {
             model_age: Gauge::default(),
             model_build: Gauge::default(),
             model_changes: Gauge::default(),
+            model_builds: Gauge::default(),
             model_changes_seconds: Gauge::default(),
         };
         {
@@ -133,6 +135,11 @@ impl Default for Metrics {
                     "model_changes",
                     "Pod and node changes applied to the decisions' model in place (not rebuilt)",
                     &metrics.model_changes,
+                ),
+                (
+                    "model_builds",
+                    "Decisions' models built from the whole cluster, the first one included (changes not applied in place build one)",
+                    &metrics.model_builds,
                 ),
             ] {
                 registry.register(name, help, gauge.clone());
@@ -201,6 +208,7 @@ impl Metrics {
         self.model_age.set(seconds(cluster.model.age));
         self.model_build.set(seconds(cluster.model.took));
         self.model_changes.set(gauge(cluster.model.changes));
+        self.model_builds.set(gauge(cluster.model.builds));
         self.model_changes_seconds
             .set(seconds(cluster.model.last_changes));
         let mut text = String::new();
@@ -235,6 +243,7 @@ mod tests {
                 took: Some(Duration::from_millis(250)),
                 changes: 12,
                 last_changes: Some(Duration::from_micros(500)),
+                builds: 3,
             },
         });
         assert!(
@@ -264,6 +273,7 @@ mod tests {
         assert!(text.contains("spreadlab_cluster_age_seconds 2.0"), "{text}");
         assert!(text.contains("spreadlab_model_current 1"), "{text}");
         assert!(text.contains("spreadlab_model_changes 12"), "{text}");
+        assert!(text.contains("spreadlab_model_builds 3"), "{text}");
         assert!(
             text.contains("spreadlab_model_changes_seconds 0.0005"),
             "{text}"

@@ -1,14 +1,14 @@
 //! The cluster as decisions read it: a `spreadlab_policy::Prepared` (read, loaded and turned into
 //! the engine's snapshot once, shared by every decision) per state of the origin. Snapshot files
 //! are answered exactly: the first decision after a reload builds the new one. A watched cluster
-//! moves on with every event: the pods and nodes that changed since the model's view are applied
-//! to it in place (`Prepared::advance`, by the next request or the refresher thread), which
-//! leaves it as a fresh read would be. Changes it cannot apply so (a node added or deleted, a
-//! Namespace, PriorityClass or Service changed, thousands at once) build it again in the
+//! moves on with every event: the pods, nodes and namespaces that changed (added and deleted
+//! alike) since the model's view are applied to it in place (`Prepared::advance`, by the next
+//! request or the refresher thread), which leaves it as a fresh read would be. Changes it cannot
+//! apply so (a PriorityClass or Service changed, thousands at once) build it again in the
 //! background (one build at a time) while decisions answer from the last one; `/healthz` and
 //! `/metrics` say how far behind it is.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,8 @@ pub struct Model {
     latest: Mutex<Option<Built>>,
     /// Set while a background build runs.
     building: AtomicBool,
+    /// Models built so far (the first one included).
+    builds: AtomicU64,
     /// Exact builds, one at a time (concurrent decisions after a reload share one).
     exact: Mutex<()>,
     /// Changes applied in place, one batch at a time; with how many so far and how long the
@@ -74,6 +76,9 @@ pub struct ModelStatus {
     pub changes: u64,
     /// How long the last batch of changes took to apply.
     pub last_changes: Option<Duration>,
+    /// Models built so far, the first one included (each change not applied in place builds
+    /// one).
+    pub builds: u64,
 }
 
 impl Model {
@@ -82,6 +87,7 @@ impl Model {
         Model {
             latest: Mutex::new(None),
             building: AtomicBool::new(false),
+            builds: AtomicU64::new(0),
             exact: Mutex::new(()),
             advancing: Mutex::new((0, None)),
             version,
@@ -148,6 +154,7 @@ impl Model {
                 let kind = match changed.kind.kind {
                     "Pod" => ChangedKind::Pod,
                     "Node" => ChangedKind::Node,
+                    "Namespace" => ChangedKind::Namespace,
                     _ => return None,
                 };
                 Some(Change {
@@ -186,6 +193,7 @@ impl Model {
                 took: Some(built.took),
                 changes,
                 last_changes,
+                builds: self.builds.load(Ordering::SeqCst),
             },
         }
     }
@@ -206,6 +214,7 @@ impl Model {
         let started = Instant::now();
         let prepared = Prepared::new(source)?;
         prepared.warm(self.version);
+        self.builds.fetch_add(1, Ordering::SeqCst);
         let built = Built {
             key,
             view,

@@ -171,6 +171,7 @@ impl Service {
             "ageSeconds": model.age.map(|age| age.as_secs_f64()),
             "buildSeconds": model.took.map(|took| took.as_secs_f64()),
             "changesApplied": model.changes,
+            "builds": model.builds,
             "lastChangesSeconds": model.last_changes.map(|took| took.as_secs_f64()),
         });
         (status, body)
