@@ -101,3 +101,72 @@ fn advance_one_node_change(bencher: divan::Bencher, nodes: usize) {
         assert!(prepared.advance(source.clone(), &[change]));
     });
 }
+
+/// A node joining and leaving the watched cluster, in turn, applied in place (a new node goes
+/// where a fresh read lists it, by name: every node index after it moves).
+#[divan::bench(args = [1_000, 5_000], sample_count = 200, sample_size = 1)]
+fn advance_node_added_or_deleted(bencher: divan::Bencher, nodes: usize) {
+    let (prepared, source, payload, changes) = joining_node(nodes);
+    spreadlab_policy::decide_payload_prepared(&payload, &prepared);
+    let mut turn = 0;
+    bencher.bench_local(|| {
+        let change = changes[turn % 2].clone();
+        turn += 1;
+        assert!(prepared.advance(source.clone(), &[change]));
+    });
+}
+
+/// [`advance_node_added_or_deleted`] followed by a decision: what the first decision after a
+/// node joins or leaves pays too (the topology values, node tree and node classes built again).
+#[divan::bench(args = [1_000, 5_000], sample_count = 100, sample_size = 1)]
+fn decide_after_node_added_or_deleted(bencher: divan::Bencher, nodes: usize) {
+    let (prepared, source, payload, changes) = joining_node(nodes);
+    spreadlab_policy::decide_payload_prepared(&payload, &prepared);
+    let mut turn = 0;
+    bencher.bench_local(|| {
+        let change = changes[turn % 2].clone();
+        turn += 1;
+        assert!(prepared.advance(source.clone(), &[change]));
+        spreadlab_policy::decide_payload_prepared(&payload, &prepared)
+    });
+}
+
+/// The default-settings admission cluster prepared, and a node's joining and leaving: a copy of
+/// node 42 under the name that sorts right after it.
+#[allow(clippy::type_complexity)]
+fn joining_node(
+    nodes: usize,
+) -> (
+    spreadlab_policy::Prepared,
+    std::sync::Arc<spreadlab_policy::FixtureCluster>,
+    Vec<u8>,
+    [spreadlab_policy::prepared::Change; 2],
+) {
+    use spreadlab_policy::prepared::{Change, ChangedKind};
+    use spreadlab_policy::snapshot::ClusterSource;
+    let (cluster, payload) = admission(nodes, nodes * 10);
+    let mut node = cluster
+        .list(spreadlab_policy::snapshot::NODE)
+        .expect("nodes")
+        .swap_remove(42);
+    let name = format!(
+        "{}-joined",
+        node["metadata"]["name"].as_str().expect("a name")
+    );
+    node["metadata"]["name"] = serde_json::json!(name);
+    node["metadata"]["labels"]["kubernetes.io/hostname"] = serde_json::json!(name);
+    let node = std::sync::Arc::new(node);
+    let source = std::sync::Arc::new(cluster);
+    let prepared = spreadlab_policy::Prepared::new(source.clone()).expect("readable");
+    let joins = Change {
+        kind: ChangedKind::Node,
+        old: None,
+        new: Some(node.clone()),
+    };
+    let leaves = Change {
+        kind: ChangedKind::Node,
+        old: Some(node),
+        new: None,
+    };
+    (prepared, source, payload, [joins, leaves])
+}

@@ -977,7 +977,8 @@ fn the_api_server_applies_the_mutating_webhooks_patch() {
 /// `SPREADLAB_LIVE_PODS`, default 10,000): a cluster of that size in the real API server, then
 /// the time to read it (`snapshot`), `serve --kubeconfig`'s time to be ready and its memory, the
 /// decision latency (p50 and p99 of 50 sequential `/validate` AdmissionReviews, and of 8 clients
-/// at once), and the time from a node's creation to the first decision that sees it.
+/// at once), and the time from a node's creation (and deletion) to the first decision that sees
+/// it, applied to the model in place.
 #[test]
 #[ignore]
 fn live_scale() {
@@ -1152,11 +1153,15 @@ fn live_scale() {
         std::thread::sleep(Duration::from_millis(1));
     }
     let in_view = started.elapsed();
-    // Then in the decisions' model (built again in the background from the watched objects).
+    // Then in the decisions' model (applied in place: every node index after it moves).
     loop {
         let (_, health) = request(&serving, "GET", "/healthz", b"");
         if health["model"]["current"] == true {
             eprintln!("model: {}", health["model"]);
+            assert_eq!(
+                health["model"]["builds"], before["model"]["builds"],
+                "{health}"
+            );
             break;
         }
         std::thread::sleep(Duration::from_millis(1));
@@ -1168,6 +1173,30 @@ fn live_scale() {
         in_view.as_secs_f64() * 1000.0,
         started.elapsed().as_secs_f64() * 1000.0
     );
+    // The node deleted again: out of the model in place too.
+    let (_, before) = request(&serving, "GET", "/healthz", b"");
+    let started = Instant::now();
+    server.delete(&node(nodes));
+    loop {
+        let (_, health) = request(&serving, "GET", "/healthz", b"");
+        if health["cluster"]["objects"].as_u64() < before["cluster"]["objects"].as_u64()
+            && health["model"]["current"] == true
+        {
+            eprintln!(
+                "the node deleted: out of the decisions' model {:.1} ms after the delete call \
+                 began (model: {})",
+                started.elapsed().as_secs_f64() * 1000.0,
+                health["model"]
+            );
+            assert_eq!(
+                health["model"]["builds"], before["model"]["builds"],
+                "{health}"
+            );
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{health}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
 
     // A pod bound now: applied to the model in place (`Prepared::advance`), not rebuilt.
     let (_, before) = request(&serving, "GET", "/healthz", b"");

@@ -279,6 +279,8 @@ fn apply(
 fn a_cluster_changed_in_place_schedules_as_a_fresh_read() {
     let seeds = crate::seeds_from_env("SPREADLAB_CHANGES_SEEDS");
     let (mut compared, mut changes) = (0, 0);
+    // Changes by kind and by what they did: added, changed, deleted.
+    let mut kinds: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     // Seed 2752 once left a node's pods in another order after a preemption: its victims left
     // their node in arena-id order, which changes number by arrival (now by namespace and name).
     for seed in (0..seeds).chain([2752]) {
@@ -298,6 +300,12 @@ fn a_cluster_changed_in_place_schedules_as_a_fresh_read() {
         for round in 0..4 {
             for step in 0..rng.range(1, 6) as usize {
                 let (kind, old, new) = change(&mut rng, &mut objects, round * 10 + step);
+                let what = match (&old, &new) {
+                    (None, _) => "added",
+                    (_, None) => "deleted",
+                    _ => "changed",
+                };
+                *kinds.entry(format!("{kind:?} {what}")).or_default() += 1;
                 apply(&mut base, &mut snapshot, kind, old, new);
                 changes += 1;
             }
@@ -380,4 +388,5 @@ fn a_cluster_changed_in_place_schedules_as_a_fresh_read() {
         compared >= seeds,
         "{compared} comparisons for {seeds} seeds ({changes} changes)"
     );
+    eprintln!("{compared} comparisons, {changes} changes applied in place: {kinds:?}");
 }
