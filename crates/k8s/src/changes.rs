@@ -47,8 +47,8 @@ pub enum ObjectChange<'k> {
 /// Applies `change` to `base`, whose pods are in key order ([`Loaded::pods_by_key`]), and to
 /// every snapshot built from it, leaving them as a fresh read of the changed cluster and
 /// `Snapshot::new` would be; `false` when the object is not one a change in place can take (a
-/// new node while the nodes are not in name order, or what the loader reads as more than one
-/// pod or node): the caller reads the cluster whole again.
+/// new node or namespace while they are not in name order, or what the loader reads as more
+/// than one object or as another kind): the caller reads the cluster whole again.
 pub fn apply_change(
     base: &mut Loaded,
     snapshots: &mut [&mut Snapshot],
@@ -172,9 +172,9 @@ enum Applied {
     Namespace(usize),
     /// Nothing entered the cluster (a terminal pod, or an object with errors, which are kept).
     Nothing,
-    /// The object would change more than one pod or node in place (a workload, or a kind other
-    /// than Pod and Node), or a new node has no place (the nodes are not in name order): the
-    /// caller reads the whole cluster again.
+    /// The object would change more than one object in place (a workload, or a kind other than
+    /// Pod, Node and Namespace), or a new node or namespace has no place (they are not in name
+    /// order): the caller reads the whole cluster again.
     Unsupported,
 }
 

@@ -6,8 +6,8 @@
 //! re-reading, re-loading or re-building the cluster. Checks that follow more than the
 //! replicas' placement (lint, zone loss, a rollout over running replicas, claims) read the
 //! cluster source as [`crate::decide`] does (a test decides every fixture both ways). A watched
-//! cluster's pod and node changes are applied to it in place ([`Prepared::advance`]), leaving it
-//! as a fresh read of the changed cluster would be.
+//! cluster's pod, node and namespace changes (additions and deletions too) are applied to it in
+//! place ([`Prepared::advance`]), leaving it as a fresh read of the changed cluster would be.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -104,7 +104,7 @@ impl Prepared {
     /// Applies `changes`, which moved the cluster to `source`, in place: the loaded cluster and
     /// every snapshot become what a fresh read of `source` builds (`spreadlab_k8s::apply_change`:
     /// `Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`, `insert_node`,
-    /// `remove_node`). `false`, with nothing changed, when they hold what cannot be applied so (a
+    /// `remove_node`, the snapshot's namespaces). `false`, with nothing changed, when they hold what cannot be applied so (a
     /// pod the source could not list): the caller builds a new `Prepared` then.
     pub fn advance(
         &self,
@@ -234,17 +234,16 @@ impl Prepared {
     }
 }
 
-/// A change read once: a pod as the source lists pods; a node's old name and new state.
+/// A change read once: a pod as the source lists pods; a node's or namespace's old name and new
+/// state.
 enum Parsed<'c> {
     Pod {
         old: Option<Box<SlimPod>>,
         new: Option<Box<SlimPod>>,
     },
-    Node {
-        old: Option<&'c str>,
-        new: Option<&'c Value>,
-    },
-    Namespace {
+    /// A Node or a Namespace.
+    Named {
+        kind: ChangedKind,
         old: Option<&'c str>,
         new: Option<&'c Value>,
     },
@@ -254,12 +253,6 @@ enum Parsed<'c> {
 /// source can list its new state.
 fn parse(change: &Change) -> Option<Parsed<'_>> {
     let pod = |value: &Value| SlimPod::from_value(value).ok().map(Box::new);
-    let old_name = || {
-        change
-            .old
-            .as_deref()
-            .and_then(|old| old["metadata"]["name"].as_str())
-    };
     match change.kind {
         ChangedKind::Pod => Some(Parsed::Pod {
             old: change.old.as_deref().and_then(pod),
@@ -268,12 +261,12 @@ fn parse(change: &Change) -> Option<Parsed<'_>> {
                 Some(new) => Some(pod(new)?),
             },
         }),
-        ChangedKind::Node => Some(Parsed::Node {
-            old: old_name(),
-            new: change.new.as_deref(),
-        }),
-        ChangedKind::Namespace => Some(Parsed::Namespace {
-            old: old_name(),
+        ChangedKind::Node | ChangedKind::Namespace => Some(Parsed::Named {
+            kind: change.kind,
+            old: change
+                .old
+                .as_deref()
+                .and_then(|old| old["metadata"]["name"].as_str()),
             new: change.new.as_deref(),
         }),
     }
@@ -309,20 +302,14 @@ fn apply(state: &mut State, change: Parsed<'_>, options: &spreadlab_k8s::LoadOpt
                 new: new.map(|new| Object::from(*new)),
             }
         }
-        Parsed::Node { old, new } => {
+        Parsed::Named { kind, old, new } => {
             *objects =
                 objects.saturating_sub(usize::from(old.is_some())) + usize::from(new.is_some());
-            ObjectChange::Node {
-                old,
-                new: new.map(|new| Object::Value(new.clone())),
-            }
-        }
-        Parsed::Namespace { old, new } => {
-            *objects =
-                objects.saturating_sub(usize::from(old.is_some())) + usize::from(new.is_some());
-            ObjectChange::Namespace {
-                old,
-                new: new.map(|new| Object::Value(new.clone())),
+            let new = new.map(|new| Object::Value(new.clone()));
+            if kind == ChangedKind::Node {
+                ObjectChange::Node { old, new }
+            } else {
+                ObjectChange::Namespace { old, new }
             }
         }
     };
