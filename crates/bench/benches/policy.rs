@@ -106,20 +106,19 @@ fn advance_one_node_change(bencher: divan::Bencher, nodes: usize) {
 /// where a fresh read lists it, by name: every node index after it moves).
 #[divan::bench(args = [1_000, 5_000], sample_count = 200, sample_size = 1)]
 fn advance_node_added_or_deleted(bencher: divan::Bencher, nodes: usize) {
-    let (prepared, source, payload, changes) = joining_node(nodes);
-    spreadlab_policy::decide_payload_prepared(&payload, &prepared);
-    let mut turn = 0;
-    bencher.bench_local(|| {
-        let change = changes[turn % 2].clone();
-        turn += 1;
-        assert!(prepared.advance(source.clone(), &[change]));
-    });
+    node_turns(bencher, nodes, false);
 }
 
 /// [`advance_node_added_or_deleted`] followed by a decision: what the first decision after a
 /// node joins or leaves pays too (the topology values, node tree and node classes built again).
 #[divan::bench(args = [1_000, 5_000], sample_count = 100, sample_size = 1)]
 fn decide_after_node_added_or_deleted(bencher: divan::Bencher, nodes: usize) {
+    node_turns(bencher, nodes, true);
+}
+
+/// Benches a node's joining and leaving in turn ([`joining_node`]), each followed by a decision
+/// when `decide`.
+fn node_turns(bencher: divan::Bencher, nodes: usize, decide: bool) {
     let (prepared, source, payload, changes) = joining_node(nodes);
     spreadlab_policy::decide_payload_prepared(&payload, &prepared);
     let mut turn = 0;
@@ -127,7 +126,7 @@ fn decide_after_node_added_or_deleted(bencher: divan::Bencher, nodes: usize) {
         let change = changes[turn % 2].clone();
         turn += 1;
         assert!(prepared.advance(source.clone(), &[change]));
-        spreadlab_policy::decide_payload_prepared(&payload, &prepared)
+        decide.then(|| spreadlab_policy::decide_payload_prepared(&payload, &prepared))
     });
 }
 

@@ -295,6 +295,9 @@ fn a_cluster_changed_in_place_schedules_as_a_fresh_read() {
             continue;
         }
         let mut base = objects.load();
+        // Indexed as serve's model is (`Prepared::new`): changes keep the index exact, and a
+        // node that joins finds the pods already bound to it through it.
+        base.index_pods();
         let (mut snapshot, _) = Snapshot::new(&base.cluster, prepared.version);
         let mut rng = Rng::stream(seed, 0x9E37_79B9, 0x00C4_A6E5);
         for round in 0..4 {

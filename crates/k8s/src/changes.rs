@@ -99,12 +99,15 @@ pub fn apply_change(
                 Some(Applied::NewNode(index)) => {
                     let node = &base.cluster.nodes[index];
                     // Pods bound to it before it joined (a fresh read binds them to it).
-                    let pods: Vec<&Arc<Pod>> = base
-                        .cluster
-                        .pods
-                        .iter()
-                        .filter(|pod| pod.node_name.as_ref() == Some(&node.name))
-                        .collect();
+                    let pods: Vec<&Arc<Pod>> = if base.may_have_pods_on(&node.name) {
+                        base.cluster
+                            .pods
+                            .iter()
+                            .filter(|pod| pod.node_name.as_ref() == Some(&node.name))
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
                     for snapshot in snapshots.iter_mut() {
                         if !snapshot.insert_node(index, node.clone()) {
                             return false;

@@ -24,6 +24,9 @@ pub(crate) struct PodIndex {
     /// Pods `..covers` are indexed; those after (loaded onto the indexed cluster for one
     /// decision, [`crate::load_onto`]) are read one by one.
     covers: usize,
+    /// How many of the indexed pods name each node (`spec.nodeName`): a node that joins
+    /// looks for the pods already bound to it only when there are some.
+    by_node: BTreeMap<String, u32>,
 }
 
 impl PodIndex {
@@ -39,6 +42,14 @@ impl PodIndex {
 
     /// Adds `pod` at `position` (positions must already leave room for it).
     fn post(&mut self, position: usize, pod: &Pod) {
+        if let Some(node) = &pod.node_name {
+            match self.by_node.get_mut(node) {
+                Some(count) => *count += 1,
+                None => {
+                    self.by_node.insert(node.clone(), 1);
+                }
+            }
+        }
         let position = u32::try_from(position).unwrap_or(u32::MAX);
         if !self.postings.contains_key(&pod.namespace) {
             self.postings.insert(pod.namespace.clone(), BTreeMap::new());
@@ -92,6 +103,14 @@ impl PodIndex {
     pub(crate) fn removed(&mut self, position: usize, pod: &Pod) {
         if position >= self.covers {
             return;
+        }
+        if let Some(node) = &pod.node_name
+            && let Some(count) = self.by_node.get_mut(node)
+        {
+            *count -= 1;
+            if *count == 0 {
+                self.by_node.remove(node);
+            }
         }
         let at = u32::try_from(position).unwrap_or(u32::MAX);
         if let Some(keys) = self.postings.get_mut(&pod.namespace) {
@@ -161,6 +180,14 @@ impl Loaded {
         self.pod_index = Some(PodIndex::build(&self.cluster.pods));
     }
 
+    /// Whether some pod of the cluster names the node `name`; `true` when only a scan would
+    /// tell (no index, or pods past it).
+    pub fn may_have_pods_on(&self, name: &str) -> bool {
+        self.pod_index.as_ref().is_none_or(|index| {
+            index.covers < self.cluster.pods.len() || index.by_node.contains_key(name)
+        })
+    }
+
     /// [`Workload::running_pods`] on this cluster: the same pods in the same order, read
     /// through the index when there is one ([`Loaded::index_pods`]).
     pub fn running_pods<'c>(&'c self, workload: &Workload) -> Vec<&'c Pod> {
@@ -222,7 +249,7 @@ mod tests {
                 "labels": {"app": app, "track": format!("t{}", p % 5),
                     "pod-template-hash": "abc12"},
                 "ownerReferences": owner},
-            "spec": {"nodeName": "n0", "containers": [{"name": "c", "image": "i"}]},
+            "spec": {"nodeName": format!("n{}", p % 13 % 4), "containers": [{"name": "c", "image": "i"}]},
             "status": {"phase": phase}})
     }
 
@@ -271,8 +298,20 @@ mod tests {
         pods.iter().map(|pod| pod.key()).collect()
     }
 
-    /// Every workload's running pods through the index are the scan's, in its order.
+    /// Every workload's running pods through the index are the scan's, in its order; the index
+    /// says a node may have pods whenever one names it, and only then while it covers them all.
     fn agrees(loaded: &Loaded, workloads: &Loaded) {
+        let pods = &loaded.cluster.pods;
+        let covered = loaded
+            .pod_index
+            .as_ref()
+            .is_some_and(|index| index.covers == pods.len());
+        for node in ["n0", "n1", "n2", "n3", "n4"] {
+            let named = pods
+                .iter()
+                .any(|pod| pod.node_name.as_deref() == Some(node));
+            assert_eq!(loaded.may_have_pods_on(node), named || !covered, "{node}");
+        }
         for workload in &workloads.workloads {
             let scanned = workload.running_pods(&loaded.cluster);
             assert_eq!(
