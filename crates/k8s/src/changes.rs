@@ -248,23 +248,13 @@ fn apply_object(base: &mut Loaded, origin: &str, object: Object, options: &LoadO
     match (pods, nodes + namespaces, others) {
         (0, 0, false) => Applied::Nothing,
         (0, 1, false) if namespaces == 1 => {
-            let namespaces = &mut base.cluster.namespaces;
-            let namespace = namespaces.pop().expect("one namespace was loaded");
-            if let Some(index) = namespaces.iter().position(|n| n.name == namespace.name) {
-                namespaces[index] = namespace;
-                return Applied::Namespace(index);
+            match place_by_name(&mut base.cluster.namespaces, |n| &n.name) {
+                Some((index, _)) => Applied::Namespace(index),
+                None => {
+                    base.truncate(before);
+                    Applied::Unsupported
+                }
             }
-            // A watched cluster lists its namespaces by name: a fresh read puts it there.
-            if !namespaces
-                .windows(2)
-                .all(|pair| pair[0].name < pair[1].name)
-            {
-                base.truncate(before);
-                return Applied::Unsupported;
-            }
-            let index = namespaces.partition_point(|other| other.name < namespace.name);
-            namespaces.insert(index, namespace);
-            Applied::Namespace(index)
         }
         (1, 0, false) => {
             let pods = &mut base.cluster.pods;
@@ -278,27 +268,38 @@ fn apply_object(base: &mut Loaded, origin: &str, object: Object, options: &LoadO
             }
             Applied::Pod(pod)
         }
-        (0, 1, false) => {
-            let nodes = &mut base.cluster.nodes;
-            let node = nodes.pop().expect("one node was loaded");
-            if let Some(index) = nodes.iter().position(|other| other.name == node.name) {
-                nodes[index] = node;
-                return Applied::Node(index);
-            }
-            // A watched cluster lists its nodes by name: a fresh read puts the new one there.
-            if !nodes.windows(2).all(|pair| pair[0].name < pair[1].name) {
+        (0, 1, false) => match place_by_name(&mut base.cluster.nodes, |n| &n.name) {
+            Some((index, true)) => Applied::NewNode(index),
+            Some((index, false)) => Applied::Node(index),
+            None => {
                 base.truncate(before);
-                return Applied::Unsupported;
+                Applied::Unsupported
             }
-            let index = nodes.partition_point(|other| other.name < node.name);
-            nodes.insert(index, node);
-            Applied::NewNode(index)
-        }
+        },
         _ => {
             base.truncate(before);
             Applied::Unsupported
         }
     }
+}
+
+/// Moves the object just loaded (the last of `items`) to where a fresh read lists it: in place
+/// of the one of the same name, or, new, in the name order a watched cluster lists nodes and
+/// namespaces in. Its index, and whether it is new; `None`, with `items` as they were, when a
+/// new one has no place (the others are not in name order).
+fn place_by_name<T>(items: &mut Vec<T>, name: impl Fn(&T) -> &String) -> Option<(usize, bool)> {
+    let item = items.pop()?;
+    if let Some(index) = items.iter().position(|other| name(other) == name(&item)) {
+        items[index] = item;
+        return Some((index, false));
+    }
+    if !items.windows(2).all(|pair| name(&pair[0]) < name(&pair[1])) {
+        items.push(item);
+        return None;
+    }
+    let index = items.partition_point(|other| name(other) < name(&item));
+    items.insert(index, item);
+    Some((index, true))
 }
 
 /// `pod` against `namespace/name` in the order of the keys a watched cluster lists pods by.

@@ -288,16 +288,9 @@ impl Snapshot {
         *self.node_classes.get_mut() = super::classes::NodeClasses::default();
     }
 
-    /// Adds a node (no pods).
+    /// Adds a node (no pods) after the others.
     pub fn add_node(&mut self, node: Node) {
-        self.match_counts.get_mut().clear();
-        self.topology_indexes.get_mut().clear();
-        *self.node_classes.get_mut() = super::classes::NodeClasses::default();
-        count_images(&mut self.image_num_nodes, &node);
-        *self.node_tree.get_mut() = None;
-        self.node_index.insert(node.name.clone(), self.nodes.len());
-        self.nodes.push(NodeInfo::new(node));
-        self.node_generation.push(0);
+        self.place_node(self.nodes.len(), node);
     }
 
     /// The nodes in the scheduler cache's node tree order (`node_tree::tree_order`).

@@ -77,6 +77,14 @@ impl Snapshot {
             return false;
         }
         self.renumber_nodes(|index| if index >= position { index + 1 } else { index });
+        self.place_node(position, node);
+        true
+    }
+
+    /// Puts `node`, with no pods, at `position` of the node list (its name, generation, images
+    /// and a 0 in every match count), moving no other index: the caller has moved those at or
+    /// after `position` ([`Snapshot::insert_node`]), or it goes last ([`Snapshot::add_node`]).
+    pub(super) fn place_node(&mut self, position: usize, node: Node) {
         for by_selector in self.match_counts.get_mut().values_mut() {
             for counts in by_selector.values_mut() {
                 counts.insert(position, 0);
@@ -87,7 +95,6 @@ impl Snapshot {
         self.nodes.insert(position, NodeInfo::new(node));
         self.node_generation.insert(position, 0);
         self.nodes_changed();
-        true
     }
 
     /// Takes the node `name` out with its pods (a deleted node: [`Snapshot::new`] leaves out
