@@ -104,8 +104,9 @@ impl Prepared {
     /// Applies `changes`, which moved the cluster to `source`, in place: the loaded cluster and
     /// every snapshot become what a fresh read of `source` builds (`spreadlab_k8s::apply_change`:
     /// `Snapshot::add_bound_pod`, `remove_bound_pod`, `update_node`, `insert_node`,
-    /// `remove_node`, the snapshot's namespaces). `false`, with nothing changed, when they hold what cannot be applied so (a
-    /// pod the source could not list): the caller builds a new `Prepared` then.
+    /// `remove_node`, the snapshot's namespaces). `false`, with nothing changed, when they hold
+    /// what cannot be applied so (a pod the source could not list): the caller builds a new
+    /// `Prepared` then.
     pub fn advance(
         &self,
         source: Arc<dyn ClusterSource + Send + Sync>,

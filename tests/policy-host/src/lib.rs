@@ -116,16 +116,27 @@ impl Cluster {
                     return Ok(bytes.clone());
                 }
                 // Field masks (SDK 0.17): the host prunes each object to the masked paths.
-                let masks = request["field_masks"]
+                let masks: Vec<Vec<&str>> = request["field_masks"]
                     .as_array()
-                    .map(|masks| Mask::of(masks.iter().filter_map(Value::as_str)));
+                    .map(|masks| {
+                        masks
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(|m| m.split('.').collect())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let masks: Vec<&[&str]> = masks.iter().map(Vec::as_slice).collect();
                 let items: Vec<Value> = self
                     .objects
                     .iter()
                     .filter(|o| o["kind"] == kind)
-                    .map(|o| match &masks {
-                        Some(masks) if !masks.children.is_empty() => masks.prune(o),
-                        _ => o.clone(),
+                    .map(|o| {
+                        if masks.is_empty() {
+                            o.clone()
+                        } else {
+                            prune(o, &masks)
+                        }
                     })
                     .collect();
                 Ok(serde_json::to_vec(&json!({
@@ -140,53 +151,29 @@ impl Cluster {
     }
 }
 
-/// Dotted field-mask paths as a tree: each key the masks name, and below it the rest of the
-/// paths through it (`whole` where a path ends at the key, which keeps its subtree).
-#[derive(Default)]
-struct Mask {
-    whole: bool,
-    children: Vec<(String, Mask)>,
-}
-
-impl Mask {
-    fn of<'a>(paths: impl Iterator<Item = &'a str>) -> Mask {
-        let mut root = Mask::default();
-        for path in paths {
-            let mut at = &mut root;
-            for key in path.split('.') {
-                let index = match at.children.iter().position(|(k, _)| k == key) {
-                    Some(index) => index,
-                    None => {
-                        at.children.push((key.to_owned(), Mask::default()));
-                        at.children.len() - 1
-                    }
-                };
-                at = &mut at.children[index].1;
-            }
-            at.whole = true;
-        }
-        root
+/// `value` pruned to dotted field-mask paths, as the Kubewarden host does (objects keep the
+/// masked keys, a path ending at a key keeps its subtree, arrays are traversed).
+fn prune(value: &Value, paths: &[&[&str]]) -> Value {
+    if paths.iter().any(|p| p.is_empty()) {
+        return value.clone();
     }
-
-    /// `value` pruned to the masked paths, as the Kubewarden host does (objects keep the
-    /// masked keys, a path ending at a key keeps its subtree, arrays are traversed).
-    fn prune(&self, value: &Value) -> Value {
-        if self.whole {
-            return value.clone();
-        }
-        match value {
-            Value::Array(items) => Value::Array(items.iter().map(|i| self.prune(i)).collect()),
-            Value::Object(map) => {
-                let mut out = serde_json::Map::new();
-                for (key, below) in &self.children {
-                    if let Some(child) = map.get(key) {
-                        out.insert(key.clone(), below.prune(child));
-                    }
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(|i| prune(i, paths)).collect()),
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (key, child) in map {
+                let below: Vec<&[&str]> = paths
+                    .iter()
+                    .filter(|p| p[0] == key)
+                    .map(|p| &p[1..])
+                    .collect();
+                if !below.is_empty() {
+                    out.insert(key.clone(), prune(child, &below));
                 }
-                Value::Object(out)
             }
-            _ => Value::Null,
+            Value::Object(out)
         }
+        _ => Value::Null,
     }
 }
 
