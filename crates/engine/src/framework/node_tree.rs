@@ -111,6 +111,28 @@ pub fn sample(order: &[usize], start: usize, limit: usize, is_feasible: &[bool])
     }
 }
 
+/// [`sample`] over the nodes of `tree` (node tree order) that `in_pass` keeps (`None`: every
+/// node), where the feasible ones are `feasible`.
+pub fn sample_feasible(
+    tree: &[usize],
+    in_pass: Option<&[bool]>,
+    start: usize,
+    limit: usize,
+    feasible: &[usize],
+) -> Sample {
+    let mut is_feasible = alloc::vec![false; tree.len()];
+    for &node in feasible {
+        is_feasible[node] = true;
+    }
+    match in_pass {
+        Some(set) => {
+            let narrowed: Vec<usize> = tree.iter().copied().filter(|&n| set[n]).collect();
+            sample(&narrowed, start, limit, &is_feasible)
+        }
+        None => sample(tree, start, limit, &is_feasible),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use alloc::vec;

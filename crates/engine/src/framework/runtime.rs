@@ -332,10 +332,37 @@ impl ClassVerdicts {
     }
 }
 
+/// The walk of `findNodesThatPassFilters` (schedule_one.go): the nodes in node tree order from
+/// `nextStartNodeIndex`, stopping once `numFeasibleNodesToFind` feasible nodes are found.
+#[derive(Clone, Copy, Debug)]
+pub struct FilterWalk<'a> {
+    /// Every node, in node tree order.
+    pub order: &'a [usize],
+    /// Where the walk starts in `order` (`nextStartNodeIndex`).
+    pub start: usize,
+    /// Feasible nodes kept before the pass stops (`numFeasibleNodesToFind`).
+    pub limit: usize,
+}
+
+/// What [`run_filter_by_class`] found.
+#[derive(Debug)]
+pub struct ClassFilter {
+    /// The verdicts of the classes evaluated.
+    pub verdicts: ClassVerdicts,
+    /// The feasible nodes, in node order.
+    pub feasible: Vec<usize>,
+    /// When the walk stopped early: the nodes it processed, in walk order (the node that would
+    /// have been one feasible node more is examined but neither kept nor recorded).
+    pub stopped: Option<Vec<usize>>,
+}
+
 /// `RunFilterPlugins` over every node but those in `skip` (sorted), evaluated on the first node
-/// of each class in node order and given to the others ([`filters_by_class`] must hold; the
-/// classes [`refresh_node_classes`]ed). Returns the verdicts and the feasible nodes in node
-/// order, exactly as [`run_filter_cached`] on every node would give them.
+/// of each class met and given to the others ([`filters_by_class`] must hold; the classes
+/// [`refresh_node_classes`]ed): exactly the verdicts and feasible nodes [`run_filter_cached`]
+/// on every node would give. With a `walk` (and nothing to skip) the nodes are met in walk order
+/// and the pass stops, as upstream's does, once `limit` feasible nodes are found and one more
+/// is met, unless a node failed with status `Error` before (the cycle's error is then found on
+/// every verdict, as without a walk); nodes past the stop are never evaluated.
 pub fn run_filter_by_class(
     profile: &Profile,
     state: &CycleState,
@@ -343,21 +370,26 @@ pub fn run_filter_by_class(
     snapshot: &Snapshot,
     pod: &PodInfo,
     skip: &[usize],
-) -> (ClassVerdicts, Vec<usize>) {
+    walk: Option<FilterWalk<'_>>,
+) -> ClassFilter {
     let classes = snapshot.node_classes.borrow();
     let class_of = classes.of_nodes();
     let mut verdicts = ClassVerdicts {
         slot: alloc::vec![u32::MAX; classes.count()],
         verdicts: Vec::new(),
     };
-    let mut feasible = Vec::with_capacity(class_of.len());
+    let n = class_of.len();
+    let walk = walk.filter(|w| skip.is_empty() && w.order.len() == n && w.limit < n);
+    let mut feasible = Vec::with_capacity(walk.map_or(n, |w| w.limit));
+    let mut processed = Vec::with_capacity(if walk.is_some() { n } else { 0 });
+    let mut met_error = false;
     let mut cache = prepare_node_local_cache(profile, snapshot, pod);
-    let mut skip = skip.iter().copied().peekable();
-    for (node_index, &class) in class_of.iter().enumerate() {
-        if skip.next_if_eq(&node_index).is_some() {
+    for step in 0..n {
+        let node_index = walk.map_or(step, |w| w.order[(w.start + step) % n]);
+        if skip.binary_search(&node_index).is_ok() {
             continue;
         }
-        let slot = &mut verdicts.slot[class as usize];
+        let slot = &mut verdicts.slot[class_of[node_index] as usize];
         if *slot == u32::MAX {
             let status =
                 run_filter_cached(profile, state, plan, snapshot, pod, node_index, &mut cache);
@@ -366,11 +398,31 @@ pub fn run_filter_by_class(
                 .verdicts
                 .push((!status.is_success()).then_some(status));
         }
-        if verdicts.verdicts[*slot as usize].is_none() {
+        let verdict = &verdicts.verdicts[*slot as usize];
+        if let Some(w) = walk {
+            if verdict.is_none() && !met_error && feasible.len() == w.limit {
+                feasible.sort_unstable();
+                return ClassFilter {
+                    verdicts,
+                    feasible,
+                    stopped: Some(processed),
+                };
+            }
+            met_error |= verdict.as_ref().is_some_and(|s| s.code == Code::Error);
+            processed.push(node_index);
+        }
+        if verdict.is_none() {
             feasible.push(node_index);
         }
     }
-    (verdicts, feasible)
+    if walk.is_some() {
+        feasible.sort_unstable();
+    }
+    ClassFilter {
+        verdicts,
+        feasible,
+        stopped: None,
+    }
 }
 
 /// [`run_score`] on the first feasible node of each class ([`scores_by_class`] must hold; the

@@ -16,6 +16,9 @@ use super::types::*;
 use crate::version::KubeVersion;
 
 mod changes;
+mod match_counts;
+
+use match_counts::MatchCounts;
 
 /// The scheduler's view of the cluster at one moment (`cache.Snapshot`), updated in place as pods bind.
 #[derive(Clone, Debug)]
@@ -49,7 +52,7 @@ pub struct Snapshot {
     pub n_nodes_with_required_anti_affinity_pods: usize,
     /// Per namespace and selector: how many non-terminating pods on each node match
     /// (`countPodsMatchSelector`), kept up to date on bind and removal.
-    match_counts: RefCell<BTreeMap<String, BTreeMap<Selector, Vec<u32>>>>,
+    match_counts: RefCell<BTreeMap<String, BTreeMap<Selector, MatchCounts>>>,
     /// Topology indexes by key, built on first use (node labels do not change during a simulation).
     topology_indexes: RefCell<BTreeMap<String, Arc<TopologyIndex>>>,
     /// Per node: bumped whenever a pod arrives on or leaves the node.
@@ -333,7 +336,7 @@ impl Snapshot {
         if let Some(by_selector) = self.match_counts.get_mut().get_mut(&pod.namespace) {
             for (selector, counts) in by_selector.iter_mut() {
                 if selector.matches(&pod.labels) {
-                    counts[node] = counts[node].wrapping_add_signed(delta);
+                    counts.add(node, delta);
                 }
             }
         }
@@ -355,8 +358,37 @@ impl Snapshot {
         {
             let cache = self.match_counts.borrow();
             if let Some(counts) = cache.get(namespace).and_then(|m| m.get(selector)) {
-                return f(counts);
+                return f(&counts.per_node);
             }
+        }
+        self.with_counts_entry(namespace, selector, |counts| f(&counts.per_node))
+    }
+
+    /// [`Snapshot::with_match_counts`] summed per value of `index` (a node without the key counts
+    /// nowhere), kept up to date as pods bind and leave.
+    pub fn with_domain_counts<R>(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        index: &Arc<TopologyIndex>,
+        f: impl FnOnce(&[i64]) -> R,
+    ) -> R {
+        if selector.is_empty() {
+            return f(&alloc::vec![0; index.values.len()]);
+        }
+        self.with_counts_entry(namespace, selector, |counts| f(counts.domain_sums(index)))
+    }
+
+    /// Calls `f` on the counts of (`namespace`, `selector`), counted first when not kept.
+    fn with_counts_entry<R>(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        f: impl FnOnce(&mut MatchCounts) -> R,
+    ) -> R {
+        let mut cache = self.match_counts.borrow_mut();
+        if let Some(counts) = cache.get_mut(namespace).and_then(|m| m.get_mut(selector)) {
+            return f(counts);
         }
         let mut counts = alloc::vec![0u32; self.nodes.len()];
         for (index, node) in self.nodes.iter().enumerate() {
@@ -367,16 +399,15 @@ impl Snapshot {
                 }
             }
         }
-        let result = f(&counts);
-        let mut cache = self.match_counts.borrow_mut();
         if cache.values().map(BTreeMap::len).sum::<usize>() >= MATCH_COUNT_CACHE_LIMIT {
             cache.clear();
         }
-        cache
+        let counts = cache
             .entry(String::from(namespace))
             .or_default()
-            .insert(selector.clone(), counts);
-        result
+            .entry(selector.clone())
+            .or_insert(MatchCounts::new(counts));
+        f(counts)
     }
 
     /// Removes a pod from the cluster (deleted, evicted or preempted) and returns it.

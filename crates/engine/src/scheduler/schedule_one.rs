@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 
 use super::explain::*;
 use super::*;
+use crate::framework::node_tree::{self, Sample};
 use crate::framework::{
     Code, Diagnosis, PluginName, PodInfo, Snapshot, Status, fit_error_message,
     run_filter_with_nominated_pods, run_pre_filter, run_score, runtime,
@@ -261,21 +262,31 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         // Alike nodes are filtered once per class when no plugin reads a node's identity; every
         // detail (the playground's per-node view) is computed node by node.
         let mut class_verdicts = None;
+        // The nodes processed when the class pass stopped early, as upstream's does.
+        let mut stopped: Option<Vec<usize>> = None;
         if options.detail != Detail::All
             && pre_filter.node_names.is_none()
             && runtime::filters_by_class(profile, &state, pod)
         {
             runtime::refresh_node_classes(snapshot);
-            let (verdicts, passed) = runtime::run_filter_by_class(
+            let tree = snapshot.node_tree();
+            let walk = runtime::FilterWalk {
+                order: &tree,
+                start: snapshot.next_start_node_index,
+                limit: profile.num_feasible_nodes_to_find(n_nodes),
+            };
+            let filtered = runtime::run_filter_by_class(
                 profile,
                 &state,
                 &plan,
                 snapshot,
                 pod,
                 &with_nominated,
+                Some(walk),
             );
-            feasible = passed;
-            class_verdicts = Some(verdicts);
+            feasible = filtered.feasible;
+            class_verdicts = Some(filtered.verdicts);
+            stopped = filtered.stopped;
         } else {
             statuses = alloc::vec![None; n_nodes];
             let mut cache = runtime::prepare_node_local_cache(profile, snapshot, pod);
@@ -311,7 +322,9 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 statuses[node_index] = Some(status);
             }
         }
+        // A pass that stopped early placed the pod: no node's status is needed.
         if let Some(verdicts) = &class_verdicts
+            && stopped.is_none()
             && (feasible.is_empty() || options.detail != Detail::None || verdicts.has_error())
         {
             let class_of = runtime::node_classes(snapshot);
@@ -348,27 +361,20 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
         if let Some(error) = failed {
             return cycle_error::fail(decision, error);
         }
+        // The class pass stopped as upstream's does, or the pass is narrowed to where it would.
+        let narrowed = match stopped {
+            Some(processed) => Some(Sample {
+                feasible: core::mem::take(&mut feasible),
+                processed,
+            }),
+            None => (feasible.len() > limit).then(|| {
+                let tree = snapshot.node_tree();
+                let start = snapshot.next_start_node_index;
+                node_tree::sample_feasible(&tree, in_pass.as_deref(), start, limit, &feasible)
+            }),
+        };
         let mut processed = pass_len;
-        if feasible.len() > limit {
-            let mut is_feasible = alloc::vec![false; n_nodes];
-            for &node in &feasible {
-                is_feasible[node] = true;
-            }
-            let tree = snapshot.node_tree();
-            let narrowed: Vec<usize>;
-            let order: &[usize] = match &in_pass {
-                Some(set) => {
-                    narrowed = tree.iter().copied().filter(|&n| set[n]).collect();
-                    &narrowed
-                }
-                None => &tree,
-            };
-            let sample = crate::framework::node_tree::sample(
-                order,
-                snapshot.next_start_node_index,
-                limit,
-                &is_feasible,
-            );
+        if let Some(sample) = narrowed {
             processed = sample.processed.len();
             feasible = sample.feasible;
             sampled = Some(sample.processed);

@@ -496,3 +496,58 @@ fn node_classes_are_exact() {
     assert_eq!(decisions[1].node.as_deref(), Some("n1"));
     assert_eq!(decisions[1].tied_nodes, ["n1", "n4", "n5", "n6", "n7"]);
 }
+
+/// The Filter pass of a cluster of alike nodes stops where upstream's `findNodesThatPassFilters`
+/// does: 300 nodes keep `numFeasibleNodesToFind` = 300 × (50 − 300/125)% = 144 feasible nodes.
+/// Zones a, b and c (100 nodes each, c tainted) are walked round-robin (`nodeTree.list()`:
+/// a-000, b-000, c-000, a-001, …), so the 144th feasible node is b-071, the 215th node walked;
+/// c-071 fails and is recorded, a-072 would be the 145th and stops the pass: 216 nodes
+/// processed (`processedNodes`), and the next pod's pass starts at a-072 (`nextStartNodeIndex`),
+/// wraps after c-099 and stops the same way at a-044. The class pass and the node-by-node pass
+/// agree on every field.
+#[test]
+fn the_filter_pass_stops_after_num_feasible_nodes_to_find() {
+    use crate::model::{LABEL_ZONE, Taint, TaintEffect};
+    let mut nodes = vec::Vec::new();
+    for zone in ["a", "b", "c"] {
+        for i in 0..100 {
+            let mut n = node(&alloc::format!("{zone}-{i:03}"), &[(LABEL_ZONE, zone)]);
+            if zone == "c" {
+                n.taints.push(Taint {
+                    key: "dedicated".into(),
+                    value: "batch".into(),
+                    effect: TaintEffect::NoSchedule,
+                });
+            }
+            nodes.push(n);
+        }
+    }
+    let cluster = Cluster {
+        nodes,
+        ..Cluster::default()
+    };
+    let pods: vec::Vec<Pod> = (0..3)
+        .map(|i| pod(&alloc::format!("p{i}"), &[], None))
+        .collect();
+    let decisions = decisions_match_by_class(&cluster, &pods);
+    assert_eq!(
+        Options::default().profile.num_feasible_nodes_to_find(300),
+        144
+    );
+    let first = &decisions[0];
+    assert!(first.sampled);
+    assert_eq!((first.feasible_nodes, first.evaluated_nodes), (144, 216));
+    assert_eq!(
+        (decisions[1].feasible_nodes, decisions[1].evaluated_nodes),
+        (144, 216)
+    );
+    // No pod lands in the tainted zone.
+    for decision in &decisions {
+        assert!(
+            decision
+                .node
+                .as_deref()
+                .is_some_and(|n| !n.starts_with('c'))
+        );
+    }
+}

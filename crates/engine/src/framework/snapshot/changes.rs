@@ -87,7 +87,7 @@ impl Snapshot {
     pub(super) fn place_node(&mut self, position: usize, node: Node) {
         for by_selector in self.match_counts.get_mut().values_mut() {
             for counts in by_selector.values_mut() {
-                counts.insert(position, 0);
+                counts.insert_node(position);
             }
         }
         super::count_images(&mut self.image_num_nodes, &node);
@@ -127,7 +127,7 @@ impl Snapshot {
         self.node_generation.remove(position);
         for by_selector in self.match_counts.get_mut().values_mut() {
             for counts in by_selector.values_mut() {
-                counts.remove(position);
+                counts.remove_node(position);
             }
         }
         self.renumber_nodes(|index| if index > position { index - 1 } else { index });

@@ -193,7 +193,18 @@ pub fn pre_filter(
         });
         for (table, constraint) in domains.iter_mut().zip(&constraints) {
             let index = Arc::clone(&table.index);
-            snapshot.with_match_counts(&pod.pod.namespace, &constraint.selector, |counts| {
+            let namespace = &pod.pod.namespace;
+            if gate.is_none() {
+                // Every value of the index is some node's: every domain is eligible, and the
+                // snapshot keeps the counts summed per domain.
+                snapshot.with_domain_counts(namespace, &constraint.selector, &index, |sums| {
+                    table.counts.copy_from_slice(sums);
+                });
+                table.eligible.fill(true);
+                table.n_eligible = table.eligible.len();
+                continue;
+            }
+            snapshot.with_match_counts(namespace, &constraint.selector, |counts| {
                 for (node, (&value, &count)) in index.node_value.iter().zip(counts).enumerate() {
                     if value == TopologyIndex::NO_VALUE || gate.as_ref().is_some_and(|g| !g[node]) {
                         continue;
