@@ -1,5 +1,6 @@
-//! Runs one benchmark shape, for profilers: `cargo run --release -p spreadlab-bench --example profile -- spread 1000 [runs]`
-//! (with runs, the fastest is printed).
+//! Runs one benchmark shape, for profilers: `cargo run --release -p spreadlab-bench --example profile -- spread 1000 [runs] [percentage]`
+//! (with runs, the fastest is printed; a percentage sets `percentageOfNodesToScore`, 100 as
+//! `cargo xtask perf` and the oracle's timing mode run it).
 
 use spreadlab_bench::load;
 use spreadlab_conformance::synthetic::Shape;
@@ -11,10 +12,11 @@ fn main() {
     let n: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(1_000);
     let shape_kind = Shape::parse(shape).unwrap_or(Shape::Spread);
     let (cluster, pods) = load(shape_kind, 5_000, n);
-    let options = Options {
+    let mut options = Options {
         detail: Detail::None,
         ..Options::default()
     };
+    options.profile.percentage_of_nodes_to_score = args.get(4).and_then(|p| p.parse().ok());
     let runs: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(1);
     let mut elapsed = std::time::Duration::MAX;
     let mut simulation = simulate(&cluster, &pods, &options);

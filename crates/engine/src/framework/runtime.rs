@@ -381,26 +381,53 @@ pub fn run_filter_by_class(
     let n = class_of.len();
     let walk = walk.filter(|w| skip.is_empty() && w.order.len() == n && w.limit < n);
     let mut feasible = Vec::with_capacity(walk.map_or(n, |w| w.limit));
-    let mut processed = Vec::with_capacity(if walk.is_some() { n } else { 0 });
-    let mut met_error = false;
     let mut cache = prepare_node_local_cache(profile, snapshot, pod);
+    // Per class, once evaluated on the first of its nodes met: whether they pass or fail (with
+    // status `Error`, which fails the cycle).
+    const UNKNOWN: u8 = 0;
+    const PASSED: u8 = 1;
+    const FAILED: u8 = 2;
+    const ERROR: u8 = 3;
+    let mut outcome = alloc::vec![UNKNOWN; classes.count()];
+    let mut evaluate = |node_index: usize, verdicts: &mut ClassVerdicts| -> u8 {
+        let class = class_of[node_index] as usize;
+        if outcome[class] != UNKNOWN {
+            return outcome[class];
+        }
+        let status = run_filter_cached(profile, state, plan, snapshot, pod, node_index, &mut cache);
+        outcome[class] = match &status {
+            status if status.is_success() => PASSED,
+            status if status.code == Code::Error => ERROR,
+            _ => FAILED,
+        };
+        verdicts.slot[class] = verdicts.verdicts.len() as u32;
+        verdicts
+            .verdicts
+            .push((outcome[class] != PASSED).then_some(status));
+        outcome[class]
+    };
+    let Some(walk) = walk else {
+        let mut skip = skip.iter().copied().peekable();
+        for node_index in 0..n {
+            if skip.next_if_eq(&node_index).is_some() {
+                continue;
+            }
+            if evaluate(node_index, &mut verdicts) == PASSED {
+                feasible.push(node_index);
+            }
+        }
+        return ClassFilter {
+            verdicts,
+            feasible,
+            stopped: None,
+        };
+    };
+    let mut processed = Vec::with_capacity(n);
+    let mut met_error = false;
     for step in 0..n {
-        let node_index = walk.map_or(step, |w| w.order[(w.start + step) % n]);
-        if skip.binary_search(&node_index).is_ok() {
-            continue;
-        }
-        let slot = &mut verdicts.slot[class_of[node_index] as usize];
-        if *slot == u32::MAX {
-            let status =
-                run_filter_cached(profile, state, plan, snapshot, pod, node_index, &mut cache);
-            *slot = verdicts.verdicts.len() as u32;
-            verdicts
-                .verdicts
-                .push((!status.is_success()).then_some(status));
-        }
-        let verdict = &verdicts.verdicts[*slot as usize];
-        if let Some(w) = walk {
-            if verdict.is_none() && !met_error && feasible.len() == w.limit {
+        let node_index = walk.order[(walk.start + step) % n];
+        match evaluate(node_index, &mut verdicts) {
+            PASSED if !met_error && feasible.len() == walk.limit => {
                 feasible.sort_unstable();
                 return ClassFilter {
                     verdicts,
@@ -408,16 +435,13 @@ pub fn run_filter_by_class(
                     stopped: Some(processed),
                 };
             }
-            met_error |= verdict.as_ref().is_some_and(|s| s.code == Code::Error);
-            processed.push(node_index);
+            PASSED => feasible.push(node_index),
+            ERROR => met_error = true,
+            _ => {}
         }
-        if verdict.is_none() {
-            feasible.push(node_index);
-        }
+        processed.push(node_index);
     }
-    if walk.is_some() {
-        feasible.sort_unstable();
-    }
+    feasible.sort_unstable();
     ClassFilter {
         verdicts,
         feasible,

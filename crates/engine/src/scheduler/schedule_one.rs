@@ -349,7 +349,10 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             statuses[*node] = Some(status.clone());
         }
         let nominated_outside = nominated_outside.map(|(node, _)| *node);
-        feasible.sort_unstable();
+        // Both passes list nodes in node order; nodes with nominated pods come after.
+        if !with_nominated.is_empty() {
+            feasible.sort_unstable();
+        }
         // `findNodesThatPassFilters` stops once `numFeasibleNodesToFind` feasible nodes are
         // found, walking the node tree from `nextStartNodeIndex` (framework/node_tree.rs).
         let pass_len = in_pass
@@ -532,13 +535,17 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             // A PreScore error fails the cycle; the pod stays Pending.
             return cycle_error::fail(decision, cycle_error::pre_score(plugin, error));
         }
-        let best = totals.iter().copied().max().unwrap_or(0);
-        let tied = feasible
-            .iter()
-            .zip(&totals)
-            .filter(|(_, t)| **t == best)
-            .map(|(n, _)| *n)
-            .collect();
+        let mut best = i64::MIN;
+        let mut tied = Vec::new();
+        for (&node, &total) in feasible.iter().zip(&totals) {
+            if total > best {
+                best = total;
+                tied.clear();
+            }
+            if total == best {
+                tied.push(node);
+            }
+        }
         scores = Some(outcome);
         tied
     };
