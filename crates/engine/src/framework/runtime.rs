@@ -382,18 +382,9 @@ pub fn run_filter_by_class(
     let walk = walk.filter(|w| skip.is_empty() && w.order.len() == n && w.limit < n);
     let mut feasible = Vec::with_capacity(walk.map_or(n, |w| w.limit));
     let mut cache = prepare_node_local_cache(profile, snapshot, pod);
-    // Per class, once evaluated on the first of its nodes met: whether they pass or fail (with
-    // status `Error`, which fails the cycle).
-    const UNKNOWN: u8 = 0;
-    const PASSED: u8 = 1;
-    const FAILED: u8 = 2;
-    const ERROR: u8 = 3;
     let mut outcome = alloc::vec![UNKNOWN; classes.count()];
-    let mut evaluate = |node_index: usize, verdicts: &mut ClassVerdicts| -> u8 {
+    let mut evaluate = |node_index: usize, outcome: &mut [u8], verdicts: &mut ClassVerdicts| {
         let class = class_of[node_index] as usize;
-        if outcome[class] != UNKNOWN {
-            return outcome[class];
-        }
         let status = run_filter_cached(profile, state, plan, snapshot, pod, node_index, &mut cache);
         outcome[class] = match &status {
             status if status.is_success() => PASSED,
@@ -404,15 +395,17 @@ pub fn run_filter_by_class(
         verdicts
             .verdicts
             .push((outcome[class] != PASSED).then_some(status));
-        outcome[class]
     };
     let Some(walk) = walk else {
         let mut skip = skip.iter().copied().peekable();
-        for node_index in 0..n {
+        for (node_index, &class) in class_of.iter().enumerate() {
             if skip.next_if_eq(&node_index).is_some() {
                 continue;
             }
-            if evaluate(node_index, &mut verdicts) == PASSED {
+            if outcome[class as usize] == UNKNOWN {
+                evaluate(node_index, &mut outcome, &mut verdicts);
+            }
+            if outcome[class as usize] == PASSED {
                 feasible.push(node_index);
             }
         }
@@ -426,7 +419,11 @@ pub fn run_filter_by_class(
     let mut met_error = false;
     for step in 0..n {
         let node_index = walk.order[(walk.start + step) % n];
-        match evaluate(node_index, &mut verdicts) {
+        let class = class_of[node_index] as usize;
+        if outcome[class] == UNKNOWN {
+            evaluate(node_index, &mut outcome, &mut verdicts);
+        }
+        match outcome[class] {
             PASSED if !met_error && feasible.len() == walk.limit => {
                 feasible.sort_unstable();
                 return ClassFilter {
@@ -448,6 +445,15 @@ pub fn run_filter_by_class(
         stopped: None,
     }
 }
+
+/// A class whose nodes [`run_filter_by_class`] has not evaluated yet.
+const UNKNOWN: u8 = 0;
+/// A class whose nodes passed every filter.
+const PASSED: u8 = 1;
+/// A class whose nodes failed.
+const FAILED: u8 = 2;
+/// A class whose nodes failed with status `Error` (the cycle fails).
+const ERROR: u8 = 3;
 
 /// [`run_score`] on the first feasible node of each class ([`scores_by_class`] must hold; the
 /// classes [`refresh_node_classes`]ed), and each feasible node's total: exactly the totals

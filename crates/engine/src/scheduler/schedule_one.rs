@@ -535,19 +535,8 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             // A PreScore error fails the cycle; the pod stays Pending.
             return cycle_error::fail(decision, cycle_error::pre_score(plugin, error));
         }
-        let mut best = i64::MIN;
-        let mut tied = Vec::new();
-        for (&node, &total) in feasible.iter().zip(&totals) {
-            if total > best {
-                best = total;
-                tied.clear();
-            }
-            if total == best {
-                tied.push(node);
-            }
-        }
         scores = Some(outcome);
-        tied
+        super::tie::best(&feasible, &totals)
     };
     decision.tied_count = tied.len();
     let chosen = options.tie_break.pick(snapshot, &pod.pod, &tied, &[]);

@@ -4,6 +4,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use crate::framework::Snapshot;
 use crate::model::Pod;
@@ -63,4 +64,19 @@ fn splitmix64(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
+}
+/// The nodes of `feasible` whose score `totals` (in the same order) is the highest, in order.
+pub(super) fn best(feasible: &[usize], totals: &[i64]) -> Vec<usize> {
+    let mut best = i64::MIN;
+    let mut tied = Vec::new();
+    for (&node, &total) in feasible.iter().zip(totals) {
+        if total > best {
+            best = total;
+            tied.clear();
+        }
+        if total == best {
+            tied.push(node);
+        }
+    }
+    tied
 }

@@ -3,10 +3,13 @@
 //! pods bind and leave, so a PodTopologySpread PreFilter reads its domains' counts without a
 //! pass over the nodes.
 
+use alloc::collections::BTreeMap;
+use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use super::TopologyIndex;
+use super::{MATCH_COUNT_CACHE_LIMIT, Snapshot, TopologyIndex};
+use crate::model::Selector;
 
 /// How many topology indexes one selector's counts keep sums for before starting afresh (a
 /// snapshot's indexes are rebuilt when its nodes change).
@@ -78,5 +81,75 @@ impl MatchCounts {
             }
         };
         &self.by_domain[position].1
+    }
+}
+
+impl Snapshot {
+    /// Calls `f` with the number of pods on each node (by node index) that are in `namespace`, not
+    /// terminating and matched by `selector` (`countPodsMatchSelector`, including its rule that an
+    /// empty selector counts nothing). Counts are cached and updated as pods bind and leave.
+    pub fn with_match_counts<R>(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        f: impl FnOnce(&[u32]) -> R,
+    ) -> R {
+        if selector.is_empty() {
+            let zeros = alloc::vec![0u32; self.nodes.len()];
+            return f(&zeros);
+        }
+        {
+            let cache = self.match_counts.borrow();
+            if let Some(counts) = cache.get(namespace).and_then(|m| m.get(selector)) {
+                return f(&counts.per_node);
+            }
+        }
+        self.with_counts_entry(namespace, selector, |counts| f(&counts.per_node))
+    }
+
+    /// [`Snapshot::with_match_counts`] summed per value of `index` (a node without the key counts
+    /// nowhere), kept up to date as pods bind and leave.
+    pub fn with_domain_counts<R>(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        index: &Arc<TopologyIndex>,
+        f: impl FnOnce(&[i64]) -> R,
+    ) -> R {
+        if selector.is_empty() {
+            return f(&alloc::vec![0; index.values.len()]);
+        }
+        self.with_counts_entry(namespace, selector, |counts| f(counts.domain_sums(index)))
+    }
+
+    /// Calls `f` on the counts of (`namespace`, `selector`), counted first when not kept.
+    fn with_counts_entry<R>(
+        &self,
+        namespace: &str,
+        selector: &Selector,
+        f: impl FnOnce(&mut MatchCounts) -> R,
+    ) -> R {
+        let mut cache = self.match_counts.borrow_mut();
+        if let Some(counts) = cache.get_mut(namespace).and_then(|m| m.get_mut(selector)) {
+            return f(counts);
+        }
+        let mut counts = alloc::vec![0u32; self.nodes.len()];
+        for (index, node) in self.nodes.iter().enumerate() {
+            for id in &node.pods {
+                let pod = &self.pod(*id).pod;
+                if !pod.terminating && pod.namespace == namespace && selector.matches(&pod.labels) {
+                    counts[index] += 1;
+                }
+            }
+        }
+        if cache.values().map(BTreeMap::len).sum::<usize>() >= MATCH_COUNT_CACHE_LIMIT {
+            cache.clear();
+        }
+        let counts = cache
+            .entry(String::from(namespace))
+            .or_default()
+            .entry(selector.clone())
+            .or_insert(MatchCounts::new(counts));
+        f(counts)
     }
 }
