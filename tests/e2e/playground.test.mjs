@@ -47,6 +47,33 @@ async function settled(page) {
   await page.waitForSelector('#summary[data-busy="false"]');
 }
 
+/** Milliseconds from pressing `key` (the page's keydown) to the first frame after the summary
+ * shows the result of that keystroke's text (`data-revision` moves). */
+async function keystrokeToResult(page, key) {
+  await page.evaluate(() => {
+    const summary = document.querySelector('#summary');
+    const shown = summary.dataset.revision;
+    window.keystrokeResult = new Promise((resolve) => {
+      let start = null;
+      document.addEventListener('keydown', () => { start = performance.now(); }, { capture: true, once: true });
+      const observer = new MutationObserver(() => {
+        if (start !== null && summary.dataset.revision !== shown && summary.dataset.busy === 'false') {
+          observer.disconnect();
+          requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - start), 0));
+        }
+      });
+      observer.observe(summary, { attributes: true });
+    });
+  });
+  await page.keyboard.press(key);
+  return page.evaluate(() => window.keystrokeResult);
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.floor(sorted.length / 2)] * 10) / 10;
+}
+
 async function loadExample(page, id) {
   await page.selectOption('#example', id);
   await settled(page);
@@ -458,10 +485,24 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   for (let i = 0; i < 100; i++) {
     text += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 4}}}\nstatus: {allocatable: {cpu: '16', memory: 64Gi, pods: '110'}}\n`;
   }
-  text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  replicas: 200\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: 'web:1', resources: {requests: {cpu: 500m, memory: 1Gi}}}]\n      topologySpreadConstraints:\n        - maxSkew: 1\n          topologyKey: topology.kubernetes.io/zone\n          whenUnsatisfiable: DoNotSchedule\n          labelSelector: {matchLabels: {app: web}}\n`;
+  // `replicas` last, with no newline: Ctrl+End puts the cursor after its digits.
+  text += `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: 'web:1', resources: {requests: {cpu: 500m, memory: 1Gi}}}]\n      topologySpreadConstraints:\n        - maxSkew: 1\n          topologyKey: topology.kubernetes.io/zone\n          whenUnsatisfiable: DoNotSchedule\n          labelSelector: {matchLabels: {app: web}}\n  replicas: 200`;
   await paste(page, text);
   await settled(page);
   assert.match(await page.textContent('#summary'), /100 nodes · 200 pods placed · 0 Pending/);
+  // Keystroke to result on screen: each keystroke changes the scenario (200 -> 20 -> 200 replicas),
+  // or only a comment (the placement is kept); medians of 6 each.
+  await page.focus('#input');
+  await page.keyboard.press('Control+End');
+  const changing = [];
+  for (let i = 0; i < 6; i++) changing.push(await keystrokeToResult(page, i % 2 ? '0' : 'Backspace'));
+  assert.match(await page.textContent('#summary'), /100 nodes · 200 pods placed · 0 Pending/);
+  await page.keyboard.press('Enter');
+  await settled(page);
+  const commenting = [];
+  for (const key of ['#', ' ', 'a', 'b', 'c', 'd']) commenting.push(await keystrokeToResult(page, key));
+  console.log(`# keystroke to result on screen, 100 nodes / 200 pods (median ms): changing replicas ${median(changing)} ` +
+    `[${changing.map(Math.round).join(', ')}]; in a comment ${median(commenting)} [${commenting.map(Math.round).join(', ')}]`);
   const before = await page.locator('#code-editor').boundingBox();
   const summaryBefore = await page.locator('#summary').boundingBox();
   // Type 10 characters into a comment; record main-thread long tasks (> 50 ms) meanwhile.
@@ -489,6 +530,7 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
     big += `---\napiVersion: v1\nkind: Node\nmetadata: {name: n${i}, labels: {kubernetes.io/hostname: n${i}, topology.kubernetes.io/zone: z${i % 4}}}\nstatus: {allocatable: {cpu: '16', memory: 64Gi, pods: '110'}}\n`;
   }
   big += text.slice(text.indexOf('---\napiVersion: apps/v1')).replace('replicas: 200', 'replicas: 2000');
+  big += '\n';
   // Set as a paste would (one input event); Playwright's fill inserts text far more slowly.
   const pasted = Date.now();
   await paste(page, big);
@@ -504,6 +546,10 @@ test('typing does not move the layout; timing of a 100-node, 200-pod re-simulati
   await settled(page);
   console.log(`# re-simulation of 1,000 nodes / 2,000 pods: ${await page.getAttribute('#summary', 'data-sim-ms')} ms ` +
     `(paste to result ${pasteToResult} ms); main-thread tasks over 50 ms while typing: [${typingTasks.map(Math.round).join(', ')}]`);
+  // Keystroke to result on screen for the large cluster: a comment, then a changed replica count.
+  const bigCommenting = [];
+  for (const key of ['x', 'y', 'z']) bigCommenting.push(await keystrokeToResult(page, key));
+  console.log(`# keystroke to result on screen, 1,000 nodes / 2,000 pods, in a comment (ms): [${bigCommenting.map(Math.round).join(', ')}]`);
   await loadExample(page, 'large-120-nodes-zone-spread');
   console.log(`# re-simulation of the 120-node example: ${await page.getAttribute('#summary', 'data-sim-ms')} ms`);
   await shot(page, 'large-cluster');

@@ -90,8 +90,11 @@ pub struct PodReport<'a> {
     pub workload: Option<String>,
     /// Chosen node, null when Pending.
     pub node: Option<&'a str>,
-    /// Every top-scored node (the real scheduler may pick any).
+    /// The top-scored nodes (the real scheduler may pick any): all of them with `--detail all`,
+    /// else the first 32 for a placed pod.
     pub tied_nodes: &'a [String],
+    /// How many nodes share the top score (all of them, whatever the detail).
+    pub tied_count: usize,
     /// The FitError message when Pending (the cycle's error when `schedulerError`).
     pub message: Option<&'a str>,
     /// The cycle failed with a plugin's error, not a FitError (condition reason
@@ -123,6 +126,7 @@ pub fn pod_view(decision: &PodDecision, workload: Option<String>) -> PodReport<'
         workload,
         node: decision.node.as_deref(),
         tied_nodes: &decision.tied_nodes,
+        tied_count: decision.tied_count,
         message: decision.message.as_deref(),
         scheduler_error: decision.scheduler_error,
         feasible_nodes: decision.feasible_nodes,

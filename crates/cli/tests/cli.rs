@@ -176,6 +176,13 @@ fn json_report_matches_the_real_scheduler() {
                     pod["tiedNodes"]
                 ));
             }
+            let listed = pod["tiedNodes"].as_array().map_or(0, Vec::len) as u64;
+            if pod["tiedCount"].as_u64().is_none_or(|count| count < listed) {
+                problems.push(format!(
+                    "{at}: tiedCount {} does not count the {listed} tied nodes listed",
+                    pod["tiedCount"]
+                ));
+            }
             if !(pod["message"].is_string() || pod["message"].is_null()) {
                 problems.push(format!(
                     "{at}: message {} is not a string or null",
@@ -1221,4 +1228,35 @@ fn kubernetes_version_flag_follows_each_release() {
         "{}",
         text(&output.stderr)
     );
+}
+
+/// 40 alike empty nodes and one pod: every node passes and scores the same (nothing tells them
+/// apart), so all 40 tie. The JSON counts them all; the list is whole with `--detail all` and
+/// keeps the first 32, in node order, otherwise (per-node detail).
+#[test]
+fn tied_nodes_are_counted_whole_and_listed_whole_with_all_detail() {
+    let mut input = String::new();
+    for i in 0..40 {
+        input.push_str(&format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i:02}, labels: {{kubernetes.io/hostname: n{i:02}}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n"
+        ));
+    }
+    input.push_str("---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n");
+    for (detail, listed) in [("all", 40), ("pending", 32), ("none", 32)] {
+        let output = run_with_stdin(
+            &["simulate", "-", "-o", "json", "--detail", detail],
+            input.as_bytes(),
+        );
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let pod = &report["pods"][0];
+        assert_eq!(pod["tiedCount"], 40, "--detail {detail}");
+        let names: Vec<&str> = pod["tiedNodes"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|n| n.as_str().expect("a name"))
+            .collect();
+        let expected: Vec<String> = (0..listed).map(|i| format!("n{i:02}")).collect();
+        assert_eq!(names, expected, "--detail {detail}");
+    }
 }

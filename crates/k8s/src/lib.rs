@@ -36,6 +36,7 @@ pub use changes::{ObjectChange, apply_change};
 pub use convert::{convert_node, convert_pod, selector_parse_errors};
 pub use error::{ConvertError, InputError, InputWarning};
 pub use workload::{Origin, Workload, WorkloadKind};
+pub use yaml::{CacheReads, DocumentCache};
 
 use spreadlab_engine::model::Cluster;
 
@@ -198,6 +199,23 @@ impl Loaded {
 /// Reads every source; JSON when the first non-space character is `{` or `[`, YAML otherwise.
 /// Never panics on input: every problem is an [`InputError`] or an [`InputWarning`].
 pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
+    load_with(sources, options, None)
+}
+
+/// [`load`], parsing only the YAML documents whose text `cache` does not hold from the previous
+/// read through it (an editor re-reading its text after each edit). The result is [`load`]'s.
+pub fn load_cached(sources: &[Source], options: &LoadOptions, cache: &mut DocumentCache) -> Loaded {
+    cache.begin(&options.limits());
+    let loaded = load_with(sources, options, Some(&mut *cache));
+    cache.finish();
+    loaded
+}
+
+fn load_with(
+    sources: &[Source],
+    options: &LoadOptions,
+    mut cache: Option<&mut DocumentCache>,
+) -> Loaded {
     let mut loader = Loader::new(options);
     // Every source is parsed first, so that objects with one identity are known before any is
     // read (a later source replaces an earlier object: load/identity.rs).
@@ -210,7 +228,7 @@ pub fn load(sources: &[Source], options: &LoadOptions) -> Loaded {
                 if raw::looks_like_json(text) {
                     raw::parse_json(text, &options.limits())
                 } else {
-                    yaml::parse_documents(text, &options.limits())
+                    yaml::parse_documents_with(text, &options.limits(), cache.as_deref_mut())
                 }
             })
         })

@@ -21,6 +21,9 @@ use serde_json::{Map, Number, Value};
 use crate::error::InputError;
 use crate::raw::{Limits, RawDocument, too_deep_message};
 
+mod cache;
+pub use cache::{CacheReads, DocumentCache};
+
 /// Alias uses (`*name`) accepted in one document.
 pub(crate) const MAX_ALIASES: usize = 1_000;
 
@@ -33,6 +36,17 @@ fn value_budget(document_len: usize) -> usize {
 /// Parses a YAML stream into its non-empty documents; each failure is one `Err` (without `file`,
 /// which the caller fills) and reading goes on with the next document.
 pub(crate) fn parse_documents(text: &str, limits: &Limits) -> Vec<Result<RawDocument, InputError>> {
+    parse_documents_with(text, limits, None)
+}
+
+/// [`parse_documents`], taking each document whose text `cache` holds from it (and keeping the
+/// others there): the result is the same, parsed or not. The caller begins and finishes the
+/// cache's read ([`DocumentCache::begin`]).
+pub(crate) fn parse_documents_with(
+    text: &str,
+    limits: &Limits,
+    mut cache: Option<&mut DocumentCache>,
+) -> Vec<Result<RawDocument, InputError>> {
     let mut results = Vec::new();
     for segment in split(text, limits.max_documents) {
         if segment.index >= limits.max_documents {
@@ -51,55 +65,96 @@ pub(crate) fn parse_documents(text: &str, limits: &Limits) -> Vec<Result<RawDocu
             continue;
         };
         let body = &text[segment.start..segment.end];
-        let document_error = |line: usize, column: Option<usize>, message: String| InputError {
-            document: Some(segment.index),
-            line: Some(line),
-            column,
-            message,
-            ..InputError::default()
+        let parsed = match cache.as_deref_mut() {
+            Some(cache) => cache.parse(body, limits),
+            None => parse_body(body, limits),
         };
-        let aliases = count_aliases(body);
-        if aliases > MAX_ALIASES {
-            results.push(Err(document_error(
-                content_line,
-                None,
-                format!("{aliases} YAML alias uses (limit {MAX_ALIASES}); rejected unread"),
-            )));
-            continue;
-        }
-        let budget = Cell::new(value_budget(body.len()));
-        let seed = Bounded {
-            budget: &budget,
-            depth: 0,
-            max_depth: limits.max_depth,
-        };
-        let options = saphyr_options(body.len(), limits);
-        let parsed = serde_saphyr::with_deserializer_from_str_with_options(body, options, |de| {
-            seed.deserialize(de)
-        });
-        match parsed {
-            Ok(Value::Null) => {}
-            Ok(value) => results.push(Ok(RawDocument {
-                index: segment.index,
-                start_line: content_line,
-                value,
-            })),
-            Err(error) => {
-                let offset = segment.first_line - 1;
-                let location = error
-                    .location()
-                    .filter(|l| l.line() > 0)
-                    .map(|l| (l.line() as usize + offset, l.column() as usize));
-                let message = relocate_message(&error.to_string(), offset, location);
-                let (line, column) = match location {
-                    Some((line, column)) => (line, Some(column)),
-                    None => (content_line, None),
-                };
-                results.push(Err(document_error(line, column, message)));
-            }
+        if let Some(result) = place(&segment, content_line, parsed) {
+            results.push(result);
         }
     }
     results
+}
+
+/// One document's text parsed on its own: what it reads to, with lines counted from its first
+/// line (`---` or not), so that the same text anywhere in a stream parses to the same value.
+#[derive(Clone, Debug)]
+pub(crate) enum BodyParse {
+    /// Nothing but `null` (an empty document): counted, not returned.
+    Null,
+    /// The document.
+    Value(Value),
+    /// Rejected unread: this many alias uses.
+    TooManyAliases(usize),
+    /// The parser's error: its location (1-based line in the text, column) and message.
+    Invalid(Option<(usize, usize)>, String),
+}
+
+/// Parses one document's text (between its markers).
+pub(crate) fn parse_body(body: &str, limits: &Limits) -> BodyParse {
+    let aliases = count_aliases(body);
+    if aliases > MAX_ALIASES {
+        return BodyParse::TooManyAliases(aliases);
+    }
+    let budget = Cell::new(value_budget(body.len()));
+    let seed = Bounded {
+        budget: &budget,
+        depth: 0,
+        max_depth: limits.max_depth,
+    };
+    let options = saphyr_options(body.len(), limits);
+    let parsed = serde_saphyr::with_deserializer_from_str_with_options(body, options, |de| {
+        seed.deserialize(de)
+    });
+    match parsed {
+        Ok(Value::Null) => BodyParse::Null,
+        Ok(value) => BodyParse::Value(value),
+        Err(error) => BodyParse::Invalid(
+            error
+                .location()
+                .filter(|l| l.line() > 0)
+                .map(|l| (l.line() as usize, l.column() as usize)),
+            error.to_string(),
+        ),
+    }
+}
+
+/// A document's parse placed in its stream: its index, and lines counted from the stream's start.
+fn place(
+    segment: &Segment,
+    content_line: usize,
+    parsed: BodyParse,
+) -> Option<Result<RawDocument, InputError>> {
+    let document_error = |line: usize, column: Option<usize>, message: String| InputError {
+        document: Some(segment.index),
+        line: Some(line),
+        column,
+        message,
+        ..InputError::default()
+    };
+    match parsed {
+        BodyParse::Null => None,
+        BodyParse::Value(value) => Some(Ok(RawDocument {
+            index: segment.index,
+            start_line: content_line,
+            value,
+        })),
+        BodyParse::TooManyAliases(aliases) => Some(Err(document_error(
+            content_line,
+            None,
+            format!("{aliases} YAML alias uses (limit {MAX_ALIASES}); rejected unread"),
+        ))),
+        BodyParse::Invalid(location, message) => {
+            let offset = segment.first_line - 1;
+            let location = location.map(|(line, column)| (line + offset, column));
+            let message = relocate_message(&message, offset, location);
+            let (line, column) = match location {
+                Some((line, column)) => (line, Some(column)),
+                None => (content_line, None),
+            };
+            Some(Err(document_error(line, column, message)))
+        }
+    }
 }
 
 /// serde-saphyr's options for one document: strict duplicate keys, no source snippets in messages

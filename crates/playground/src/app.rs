@@ -2,7 +2,7 @@
 //! page itself (storage, address bar, files, clock) is reached through `browser`; components
 //! below only render and dispatch.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -18,14 +18,27 @@ use crate::model::{self, Analysis};
 use crate::share;
 use crate::state::{Action, LessonProgress, Panel, State};
 use spreadlab_engine::KubeVersion;
+use spreadlab_k8s::DocumentCache;
 
-/// Quiet time after the last keystroke before re-simulating (at least; see [`debounce`]).
-pub const DEBOUNCE: Duration = Duration::from_millis(200);
+/// Quiet time after the last keystroke before re-simulating when a simulation takes longer than
+/// a frame (at least; see [`debounce`]).
+pub const DEBOUNCE: Duration = Duration::from_millis(100);
 
-/// The quiet time to wait: [`DEBOUNCE`], or twice the last simulation's time when that is longer
-/// (large scenarios re-simulate less often while someone is still typing), at most one second.
+/// How long after a re-simulation the analysis it replaced is freed (the new one is drawn first).
+const FREE_AFTER: Duration = Duration::from_millis(50);
+
+/// A frame at 60 Hz: a re-simulation this fast runs after every keystroke.
+pub const FRAME_MS: f64 = 16.0;
+
+/// The quiet time to wait after a keystroke: none when the last simulation fit in a frame (the
+/// result follows each keystroke; keystrokes handled in one task still make one simulation);
+/// else [`DEBOUNCE`], or twice the last simulation's time when that is longer (large scenarios
+/// re-simulate less often while someone is still typing), at most one second.
 pub fn debounce(last_sim_ms: f64) -> Duration {
-    let adaptive = Duration::from_millis((last_sim_ms.max(0.0) * 2.0).min(1000.0) as u64);
+    if last_sim_ms <= FRAME_MS {
+        return Duration::ZERO;
+    }
+    let adaptive = Duration::from_millis((last_sim_ms * 2.0).min(1000.0) as u64);
     adaptive.max(DEBOUNCE)
 }
 
@@ -62,9 +75,16 @@ fn initial_state() -> State {
     state
 }
 
-fn simulate(text: &str, version: KubeVersion) -> (Rc<Analysis>, f64) {
+/// Analyses `text` after an edit (documents and placement `previous` and `cache` already hold
+/// are reused: `model::analyse_after`), timed.
+fn simulate(
+    text: &str,
+    version: KubeVersion,
+    previous: Option<&Analysis>,
+    cache: &RefCell<DocumentCache>,
+) -> (Rc<Analysis>, f64) {
     let started = now_ms();
-    let analysis = model::analyse_for(text, version);
+    let analysis = model::analyse_after(text, version, previous, &mut cache.borrow_mut());
     (Rc::new(analysis), now_ms() - started)
 }
 
@@ -77,10 +97,16 @@ pub fn app() -> Html {
         browser::location_hash().starts_with(share::HASH_PREFIX)
     });
     let state = use_reducer(initial_state);
-    let first = use_memo((), |_| simulate(&state.text, state.version));
+    // The documents of the last text read, so that an edit parses only what it changed.
+    let documents = use_mut_ref(DocumentCache::new);
+    let first = use_memo((), |_| {
+        simulate(&state.text, state.version, None, &documents)
+    });
     let analysis = use_state(|| Shared(first.0.clone()));
     let sim_ms = use_state(|| first.1);
     let busy = use_state(|| false);
+    // The text revision the shown result is of (tests wait for it to follow a keystroke).
+    let analysed = use_state(|| state.revision);
     let latest = use_mut_ref(|| Cell::new(state.revision));
     // The share link and the text revision it was made for (an edit makes it stale: hidden).
     let share_url = use_state(|| None::<(u64, String)>);
@@ -92,22 +118,29 @@ pub fn app() -> Html {
         let analysis = analysis.clone();
         let sim_ms = sim_ms.clone();
         let busy = busy.clone();
+        let analysed = analysed.clone();
         let latest = latest.clone();
         let text = state.text.clone();
         let version = state.version;
         let wait = debounce(*sim_ms);
         let dispatch = state.dispatcher();
+        let documents = documents.clone();
         use_effect_with(state.revision, move |revision| {
             let revision = *revision;
             if latest.borrow().get() != revision {
                 latest.borrow().set(revision);
                 busy.set(true);
                 yew::platform::spawn_local(async move {
-                    yew::platform::time::sleep(wait).await;
-                    if latest.borrow().get() != revision {
-                        return;
+                    // A simulation that fits in a frame runs in the keystroke's own task, so its
+                    // result is drawn in the keystroke's frame.
+                    if !wait.is_zero() {
+                        yew::platform::time::sleep(wait).await;
+                        if latest.borrow().get() != revision {
+                            return;
+                        }
                     }
-                    let (result, elapsed) = simulate(&text, version);
+                    let previous = analysis.0.clone();
+                    let (result, elapsed) = simulate(&text, version, Some(&previous), &documents);
                     dispatch.dispatch(Action::Simulated {
                         zones: result.zones.iter().map(|z| z.name.clone()).collect(),
                         nodes: result
@@ -120,8 +153,13 @@ pub fn app() -> Html {
                     });
                     analysis.set(Shared(result));
                     sim_ms.set(elapsed);
+                    analysed.set(revision);
                     busy.set(false);
                     browser::persist(&text);
+                    // The previous analysis is freed after the new one is on screen, not before
+                    // (freeing a large one takes a fair share of a simulation's time).
+                    yew::platform::time::sleep(FREE_AFTER).await;
+                    drop(previous);
                 });
             }
         });
@@ -284,6 +322,7 @@ pub fn app() -> Html {
                 // The summary always shows the last result (announced once per simulation, not
                 // per keystroke); the busy mark beside it keeps its space while hidden.
                 <span class="summary" id="summary" data-sim-ms={format!("{:.1}", *sim_ms)}
+                    data-revision={analysed.to_string()}
                     data-busy={busy.to_string()} aria-live="polite" aria-busy={busy.to_string()}>
                     { summary }
                 </span>
@@ -392,7 +431,9 @@ mod tests {
 
     #[test]
     fn debounce_grows_with_slow_simulations() {
-        assert_eq!(debounce(10.0), DEBOUNCE);
+        assert_eq!(debounce(10.0), Duration::ZERO);
+        assert_eq!(debounce(16.0), Duration::ZERO);
+        assert_eq!(debounce(17.0), DEBOUNCE);
         assert_eq!(debounce(300.0), Duration::from_millis(600));
         assert_eq!(debounce(5000.0), Duration::from_millis(1000));
     }

@@ -7,14 +7,15 @@
 
 use std::collections::BTreeMap;
 
-use spreadlab_engine::analysis::{Settled, settle};
-use spreadlab_engine::model::{LABEL_ZONE, Pod};
-use spreadlab_engine::scheduler::{Explanation, PodDecision, Simulation, SpreadExplanation};
+use spreadlab_engine::analysis::Settled;
+use spreadlab_engine::scheduler::{Explanation, PodDecision, SpreadExplanation};
 use spreadlab_engine::{Code, KubeVersion, PluginName};
 
+mod build;
+
 pub use crate::release::analyse;
-use crate::release::options_for;
-use spreadlab_k8s::{Loaded, Source, WorkloadKind};
+pub use build::{analyse_after, analyse_for};
+use spreadlab_k8s::Loaded;
 
 pub use crate::format::{format_bytes, format_cpu};
 
@@ -176,8 +177,9 @@ pub struct Analysis {
     /// The load (the workloads as read).
     pub loaded: Loaded,
     /// The settled scenario: the engine's decisions (in scheduling order) and the start of every
-    /// What-if analysis.
-    pub settled: Settled,
+    /// What-if analysis (shared with the analysis of the next edit when that leaves the scenario
+    /// as it is).
+    pub settled: std::rc::Rc<Settled>,
     /// The Kubernetes release whose scheduler was mirrored (the header's selector).
     pub version: KubeVersion,
     /// The text analysed (the key of the What-if results kept for it).
@@ -227,196 +229,6 @@ impl Analysis {
 /// `namespace/name` of a decision.
 pub fn pod_key(decision: &PodDecision) -> String {
     format!("{}/{}", decision.namespace, decision.name)
-}
-
-/// Loads `text`, expands workloads into the pods their controllers would create, simulates with
-/// the kube-scheduler of `version`.
-pub fn analyse_for(text: &str, version: KubeVersion) -> Analysis {
-    let sources = [Source {
-        name: SOURCE_NAME.into(),
-        text: text.into(),
-    }];
-    let loaded = spreadlab_k8s::load(&sources, &crate::release::load_options_for(version));
-    let errors = loaded
-        .errors
-        .iter()
-        .map(|e| Issue {
-            line: e.line,
-            column: e.column,
-            message: e.to_string(),
-        })
-        .collect();
-    let warnings = loaded
-        .warnings
-        .iter()
-        .map(|w| Issue {
-            line: w.line,
-            column: w.column,
-            message: w.to_string(),
-        })
-        .collect();
-
-    let scenario = loaded.scenario();
-    let mut workload_of: BTreeMap<String, usize> = BTreeMap::new();
-    for (index, workload) in scenario.workloads.iter().enumerate() {
-        for running in &workload.running {
-            workload_of.insert(running.clone(), index);
-        }
-        for pod in &workload.to_create {
-            workload_of.insert(pod.key(), index);
-        }
-    }
-    let node_count = loaded.cluster.nodes.len();
-    let settled = settle(scenario, &options_for(version));
-    let Simulation {
-        decisions,
-        snapshot,
-    } = &settled.simulation;
-
-    let decision_index: BTreeMap<String, usize> = decisions
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (pod_key(d), i))
-        .collect();
-    let chip = |pod: &Pod| PodChip {
-        key: pod.key(),
-        workload: workload_of.get(&pod.key()).copied(),
-        revision: pod
-            .labels
-            .get("pod-template-hash")
-            .or_else(|| pod.labels.get("controller-revision-hash"))
-            .cloned(),
-        new: decision_index.contains_key(&pod.key()),
-        decision: decision_index.get(&pod.key()).copied(),
-    };
-
-    let mut by_zone: BTreeMap<String, Vec<NodeView>> = BTreeMap::new();
-    for (index, info) in snapshot.nodes.iter().enumerate() {
-        let zone = info
-            .node
-            .labels
-            .get(LABEL_ZONE)
-            .cloned()
-            .unwrap_or_else(|| NO_ZONE.into());
-        let gpu = info
-            .allocatable
-            .scalar
-            .iter()
-            .find(|(name, _)| name.ends_with("/gpu"))
-            .map(|(name, allocatable)| {
-                (
-                    name.clone(),
-                    Usage {
-                        requested: info.requested.get(name),
-                        allocatable: *allocatable,
-                    },
-                )
-            });
-        by_zone.entry(zone).or_default().push(NodeView {
-            name: info.node.name.clone(),
-            cpu: Usage {
-                requested: info.requested.milli_cpu,
-                allocatable: info.allocatable.milli_cpu,
-            },
-            memory: Usage {
-                requested: info.requested.memory,
-                allocatable: info.allocatable.memory,
-            },
-            gpu,
-            taints: info
-                .node
-                .taints
-                .iter()
-                .map(|t| {
-                    if t.value.is_empty() {
-                        format!("{}:{}", t.key, t.effect.as_str())
-                    } else {
-                        format!("{}={}:{}", t.key, t.value, t.effect.as_str())
-                    }
-                })
-                .collect(),
-            unschedulable: info.node.unschedulable,
-            pods: snapshot.pods_on(index).map(|p| chip(&p.pod)).collect(),
-        });
-    }
-    let aggregate = node_count > AGGREGATE_ABOVE_NODES;
-    let mut zones: Vec<ZoneView> = by_zone
-        .into_iter()
-        .map(|(name, nodes)| {
-            let node_count = nodes.len();
-            if aggregate {
-                ZoneView {
-                    name,
-                    groups: group_nodes(&nodes),
-                    nodes: Vec::new(),
-                    node_count,
-                }
-            } else {
-                ZoneView {
-                    name,
-                    nodes,
-                    groups: Vec::new(),
-                    node_count,
-                }
-            }
-        })
-        .collect();
-    // The no-zone column goes last.
-    zones.sort_by_key(|z| z.name == NO_ZONE);
-
-    let pending = settled
-        .workloads()
-        .iter()
-        .flat_map(|w| &w.to_create)
-        .filter(|p| {
-            decision_index
-                .get(&p.key())
-                .is_some_and(|&i| decisions[i].node.is_none())
-        })
-        .map(chip)
-        .collect();
-    let workloads = loaded
-        .workloads
-        .iter()
-        .enumerate()
-        .map(|(index, workload)| {
-            let mine = decisions
-                .iter()
-                .filter(|d| workload_of.get(&pod_key(d)) == Some(&index));
-            let (placed, pending) = mine.fold((0, 0), |(placed, pending), d| {
-                if d.node.is_some() {
-                    (placed + 1, pending)
-                } else {
-                    (placed, pending + 1)
-                }
-            });
-            WorkloadView {
-                key: workload.key(),
-                desired: workload.replicas,
-                running: if workload.kind == WorkloadKind::Pod {
-                    0
-                } else {
-                    settled.workloads()[index].running.len()
-                },
-                placed,
-                pending: pending + settled.workloads()[index].not_built,
-                not_built: settled.workloads()[index].not_built,
-            }
-        })
-        .collect();
-    Analysis {
-        errors,
-        warnings,
-        workloads,
-        zones,
-        pending,
-        node_count,
-        explained: Default::default(),
-        loaded,
-        settled,
-        version,
-        text: text.into(),
-    }
 }
 
 /// Groups alike nodes (same allocatable CPU, memory, GPU; same taints) of one zone.

@@ -39,6 +39,7 @@ pub fn analyse(text: &str) -> Analysis {
 mod tests {
     use super::*;
     use crate::examples;
+    use crate::model::analyse_after;
 
     /// The three examples whose answer changes with the release: for each release, the pods the
     /// playground places and leaves Pending are those of that release's real scheduler
@@ -112,6 +113,65 @@ mod tests {
                 assert_eq!(placed, recorded, "{id} on Kubernetes {version}");
             }
         }
+    }
+
+    /// What the views draw, and every decision, from an analysis.
+    fn drawn(analysis: &Analysis) -> String {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?}",
+            analysis.errors,
+            analysis.warnings,
+            analysis.workloads,
+            analysis.zones,
+            analysis.pending,
+            analysis.node_count,
+            analysis.decisions()
+        )
+    }
+
+    /// An analysis after an edit (documents kept from the last read, the placement kept when the
+    /// scenario is unchanged) draws what a fresh analysis of the edited text draws, on every
+    /// example and release: a comment typed above everything (every line moves), a replica count
+    /// changed, a document broken, the release changed, and one example replaced by the next.
+    #[test]
+    fn an_analysis_after_an_edit_is_a_fresh_analysis() {
+        let mut cache = spreadlab_k8s::DocumentCache::new();
+        let mut previous: Option<Analysis> = None;
+        let mut reused = 0;
+        // Releases inside: the same text follows itself under another release.
+        for example in examples::EXAMPLES {
+            for version in KubeVersion::ALL {
+                let text = example.text();
+                let edits = [
+                    text.clone(),
+                    format!("# a comment\n{text}"),
+                    text.replacen("replicas: ", "replicas: 1", 1),
+                    text.replacen("kind: ", "kind: [", 1),
+                    text.clone(),
+                ];
+                for edited in edits {
+                    let after = analyse_after(&edited, version, previous.as_ref(), &mut cache);
+                    assert_eq!(
+                        drawn(&after),
+                        drawn(&analyse_for(&edited, version)),
+                        "{} on {version}",
+                        example.id
+                    );
+                    if previous
+                        .as_ref()
+                        .is_some_and(|p| std::rc::Rc::ptr_eq(&p.settled, &after.settled))
+                    {
+                        reused += 1;
+                    }
+                    previous = Some(after);
+                }
+            }
+        }
+        // The comment and the return to the text keep the placement.
+        assert!(
+            reused >= 2 * examples::EXAMPLES.len(),
+            "{reused} placements kept"
+        );
     }
 
     /// A node whose kubelet runs another minor release than the chosen one is a warning the

@@ -36,7 +36,7 @@ pub fn lint_findings(analysis: &Analysis) -> Vec<Finding> {
 /// The failure of `target` in `mode`, from the settled scenario.
 pub fn failure_report(analysis: &Analysis, target: &FailTarget, mode: FailMode) -> FailureReport {
     let options = analysis.options();
-    let settled = &analysis.settled;
+    let settled: &spreadlab_engine::analysis::Settled = &analysis.settled;
     let domain = match target {
         FailTarget::Zone(zone) => Domain::Zone(zone.clone()),
         FailTarget::Node(node) => Domain::Node(node.clone()),

@@ -139,7 +139,7 @@ fn preemption_victim_ids(snapshot: &Snapshot, preemption: &PreemptionReport) -> 
     victims
 }
 
-/// How many tied node names a decision keeps with [`Detail::None`] (the count is always exact).
+/// How many tied node names a decision keeps without [`Detail::All`] (the count is always exact).
 pub const TIED_NODES_KEPT_WITHOUT_DETAIL: usize = 32;
 
 /// One scheduling cycle (no binding). PostFilter dry runs leave the snapshot unchanged.
@@ -541,10 +541,13 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     decision.tied_count = tied.len();
     let chosen = options.tie_break.pick(snapshot, &pod.pod, &tied, &[]);
     decision.node = Some(snapshot.nodes[chosen].node.name.clone());
-    let kept = if options.detail == Detail::None {
-        TIED_NODES_KEPT_WITHOUT_DETAIL
-    } else {
+    // The whole tied list is per-node detail: a placed pod without it keeps the first names
+    // (an explanation on demand has them all), so a cluster of alike nodes does not cost pods ×
+    // nodes names.
+    let kept = if options.detail == Detail::All {
         usize::MAX
+    } else {
+        TIED_NODES_KEPT_WITHOUT_DETAIL
     };
     decision.tied_nodes = tied
         .iter()

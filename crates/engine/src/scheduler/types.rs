@@ -24,7 +24,8 @@ pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
 pub enum Detail {
     /// Per-node verdicts and scores for every pod (memory grows with pods × nodes).
     All,
-    /// Per-node detail only for pods left Pending; placed pods keep the summary.
+    /// Per-node detail only for pods left Pending; placed pods keep the summary (the first
+    /// [`TIED_NODES_KEPT_WITHOUT_DETAIL`] tied nodes among it).
     PendingOnly,
     /// Summaries only.
     None,
@@ -221,8 +222,9 @@ pub struct PodDecision {
     /// Preemption found no node to make room on, so the scheduler cleared the pod's
     /// nomination (`Preempt` returns a result with an empty nominated node).
     pub nomination_cleared: bool,
-    /// The nodes with the top score, in node order (the real scheduler may pick any of them); with
-    /// [`Detail::None`] only the first [`TIED_NODES_KEPT_WITHOUT_DETAIL`].
+    /// The nodes with the top score, in node order (the real scheduler may pick any of them); all
+    /// of them with [`Detail::All`], else only the first [`TIED_NODES_KEPT_WITHOUT_DETAIL`]
+    /// ([`PodDecision::tied_count`] counts them all).
     pub tied_nodes: Vec<String>,
     /// How many nodes share the top score.
     pub tied_count: usize,

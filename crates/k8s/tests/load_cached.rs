@@ -1,0 +1,155 @@
+//! `load_cached`: a read through a `DocumentCache` after an edit gives exactly what `load` gives
+//! (objects, errors with their lines and columns, warnings), and parses only the changed
+//! documents. Inputs: every YAML file of tests/corpus (public, sources in tests/corpus/SOURCES.md)
+//! and tests/scenarios, each edited step by step as someone typing would.
+
+use std::path::{Path, PathBuf};
+
+use spreadlab_k8s::{CacheReads, DocumentCache, LoadOptions, Loaded, Source, load, load_cached};
+
+fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("readable directory")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            yaml_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+            out.push(path);
+        }
+    }
+}
+
+fn read(text: &str, cache: Option<&mut DocumentCache>) -> String {
+    let sources = [Source {
+        name: "edited.yaml".into(),
+        text: text.into(),
+    }];
+    let options = LoadOptions::default();
+    let loaded: Loaded = match cache {
+        Some(cache) => load_cached(&sources, &options, cache),
+        None => load(&sources, &options),
+    };
+    format!("{loaded:#?}")
+}
+
+/// The edits: each takes the text and a step number and gives the next text.
+fn edit(text: &str, step: usize) -> String {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let at = (step * 7919) % lines.len().max(1);
+    let mut out = String::new();
+    for (index, line) in lines.iter().enumerate() {
+        if index == at {
+            match step % 5 {
+                // A comment line above: every later document moves down a line.
+                0 => out.push_str("# typed\n"),
+                // A character typed at the end of a line (may break its document).
+                1 => {
+                    out.push_str(line.trim_end_matches('\n'));
+                    out.push_str(if line.ends_with('\n') { "x\n" } else { "x" });
+                    continue;
+                }
+                // A line deleted.
+                2 => continue,
+                // A syntax error.
+                3 => out.push_str("bad: [unclosed\n"),
+                // A new document marker.
+                _ => out.push_str("---\n"),
+            }
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+#[test]
+fn a_cached_read_after_each_edit_equals_a_fresh_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    yaml_files(&root.join("tests/corpus"), &mut files);
+    yaml_files(&root.join("tests/scenarios"), &mut files);
+    assert!(files.len() > 50, "{} files", files.len());
+    let mut documents_reused = 0;
+    for path in &files {
+        let original = std::fs::read_to_string(path).expect("utf-8 file");
+        let mut cache = DocumentCache::new();
+        let mut text = original.clone();
+        assert_eq!(
+            read(&text, Some(&mut cache)),
+            read(&text, None),
+            "{}",
+            path.display()
+        );
+        // The same text again: nothing is parsed.
+        assert_eq!(read(&text, Some(&mut cache)), read(&text, None));
+        assert_eq!(cache.last_reads().parsed, 0, "{}", path.display());
+        for step in 0..6 {
+            text = edit(&text, step);
+            let cached = read(&text, Some(&mut cache));
+            assert_eq!(
+                cached,
+                read(&text, None),
+                "{} after edit {step}",
+                path.display()
+            );
+            let CacheReads { parsed, reused } = cache.last_reads();
+            // One edit touches at most two documents (a marker splits one).
+            assert!(parsed <= 2, "{}: {parsed} parsed", path.display());
+            documents_reused += reused;
+        }
+        // Back to the original: as read first.
+        assert_eq!(read(&original, Some(&mut cache)), read(&original, None));
+    }
+    assert!(
+        documents_reused > 100,
+        "{documents_reused} documents reused"
+    );
+}
+
+#[test]
+fn an_edit_in_one_document_parses_that_document_only() {
+    let node = |i: usize| {
+        format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata: {{name: n{i}}}\nstatus: {{allocatable: {{cpu: '4', pods: '110'}}}}\n"
+        )
+    };
+    let text: String = (0..50).map(node).collect();
+    let mut cache = DocumentCache::new();
+    read(&text, Some(&mut cache));
+    assert_eq!(
+        cache.last_reads(),
+        CacheReads {
+            parsed: 50,
+            reused: 0
+        }
+    );
+    let edited = text.replace("name: n7}", "name: n7x}");
+    assert_eq!(read(&edited, Some(&mut cache)), read(&edited, None));
+    assert_eq!(
+        cache.last_reads(),
+        CacheReads {
+            parsed: 1,
+            reused: 49
+        }
+    );
+    // A syntax error is located where a fresh read locates it, after lines were added above it.
+    let broken = format!(
+        "# one\n# two\n{}",
+        edited.replace("name: n9}", "name: [n9}")
+    );
+    let fresh = read(&broken, None);
+    assert!(fresh.contains("line: Some("), "{fresh}");
+    assert_eq!(read(&broken, Some(&mut cache)), fresh);
+    let moved = format!("# three\n{broken}");
+    assert_eq!(read(&moved, Some(&mut cache)), read(&moved, None));
+    // Only the first document's text changed: comments above the first `---` belong to it.
+    assert_eq!(
+        cache.last_reads(),
+        CacheReads {
+            parsed: 1,
+            reused: 49
+        }
+    );
+}
