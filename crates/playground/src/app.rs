@@ -268,12 +268,14 @@ pub fn app() -> Html {
     };
     let current = analysis.0.clone();
     let summary = format!(
-        "{} nodes · {} pods placed · {} Pending · simulated in {:.0} ms",
+        "{} nodes · {} pods placed · {} Pending",
         current.node_count,
         current.placed(),
         current.pending.len(),
-        *sim_ms
     );
+    // Kept out of the live region's announcements: it changes on every re-simulation, which
+    // follows every keystroke in a small scenario.
+    let timing = format!(" · simulated in {:.0} ms", *sim_ms);
     // Compare mode's baseline, simulated once per pin (not per render or tab switch).
     let baseline = use_memo(state.baseline.clone(), |baseline| {
         baseline
@@ -319,12 +321,12 @@ pub fn app() -> Html {
             // While the welcome is open the page behind it is inert (aria-modal holds).
             <header class="top" inert={*welcome}>
                 <h1>{ "spreadlab playground" }</h1>
-                // The summary always shows the last result (announced once per simulation, not
+                // The summary always shows the last result (announced when its counts change, not
                 // per keystroke); the busy mark beside it keeps its space while hidden.
                 <span class="summary" id="summary" data-sim-ms={format!("{:.1}", *sim_ms)}
                     data-revision={analysed.to_string()}
                     data-busy={busy.to_string()} aria-live="polite" aria-busy={busy.to_string()}>
-                    { summary }
+                    { summary }<span aria-hidden="true">{ timing }</span>
                 </span>
                 <span class={classes!("busy", busy.then_some("on"))} id="busy" aria-hidden="true">{ "simulating…" }</span>
                 <div class="actions">
