@@ -261,6 +261,53 @@ test('the link format is plain raw deflate + base64url, and a hash change loads 
   assert.equal(await page.locator('[data-zone="z9"] [data-node="from-zlib"]').count(), 1);
 });
 
+test('a big snapshot is read in slices with a progress bar, then gives the real scheduler\'s answer', async () => {
+  // The 120-node scenario (a List of nodes and existing pods, and its workloads), each object
+  // carrying a 24 KB last-applied-configuration annotation as kubectl dumps do (annotations
+  // are never read by the scheduler): over 1 MiB, so the import parses it a slice at a time.
+  const dir = new globalThis.URL('../scenarios/large-120-nodes-zone-spread/', import.meta.url);
+  const padding = `'${JSON.stringify({ note: 'x'.repeat(24_000) })}'`;
+  const cluster = readFileSync(new globalThis.URL('cluster.yaml', dir), 'utf8')
+    .replaceAll('\n    metadata:\n', `\n    metadata:\n      annotations:\n        kubectl.kubernetes.io/last-applied-configuration: ${padding}\n`);
+  const text = cluster + '---\n' + readFileSync(new globalThis.URL('workload.yaml', dir), 'utf8');
+  assert.ok(text.length > 2 ** 21, `${text.length} bytes`);
+  // What the real kube-scheduler 1.37 did with the same scenario.
+  const expected = readFileSync(new globalThis.URL('expected-1.37.jsonl', dir), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const placed = expected.filter((e) => e.node).length;
+  const pending = expected.length - placed;
+  const page = await open();
+  await page.evaluate(() => {
+    window.importSeen = [];
+    window.importFrames = 0;
+    new MutationObserver(() => {
+      const bar = document.querySelector('#import-progress');
+      if (bar && window.importSeen.at(-1) !== bar.value) window.importSeen.push(bar.value);
+    }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    window.longest = 0;
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.longest = Math.max(window.longest, e.duration);
+    }).observe({ type: 'longtask' });
+    const frame = () => { if (!document.querySelector('#summary').textContent.startsWith('120 nodes')) { window.importFrames += 1; requestAnimationFrame(frame); } };
+    requestAnimationFrame(frame);
+  });
+  const started = Date.now();
+  await page.setInputFiles('#import', { name: 'big.yaml', mimeType: 'application/yaml', buffer: Buffer.from(text) });
+  await page.waitForFunction(() => document.querySelector('#summary').textContent.startsWith('120 nodes'));
+  await settled(page);
+  const took = Date.now() - started;
+  assert.match(await page.textContent('#summary'), new RegExp(`^120 nodes · ${placed} pods placed · ${pending} Pending`));
+  assert.match(await page.textContent('#notice'), /Imported big\.yaml/);
+  assert.equal(await editorText(page), text);
+  // The bar moved (several values, ending at 100) and the page drew frames while it did.
+  const seen = await page.evaluate(() => window.importSeen);
+  assert.ok(seen.length >= 3 && seen.every((v, i) => i === 0 || v > seen[i - 1]), JSON.stringify(seen));
+  assert.equal(await page.locator('#import-progress').count(), 0);
+  const { frames, longest } = await page.evaluate(() => ({ frames: window.importFrames, longest: window.longest }));
+  assert.ok(frames >= seen.length, `${frames} frames`);
+  console.log(`# big import, ${(text.length / 1e6).toFixed(1)} MB: result after ${took} ms; progress values ${seen.length}; frames drawn ${frames}; longest task ${Math.round(longest)} ms`);
+  assert.deepEqual(page.errors, []);
+});
+
 test('the kube-scheduler release selector changes the answer, and a share link carries it', async () => {
   // tests/scenarios/version-namespace-selector-notin: the real schedulers leave the replica
   // Pending up to 1.36 (expected.jsonl, expected-1.36.jsonl) and place it in 1.37

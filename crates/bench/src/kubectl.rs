@@ -1,7 +1,9 @@
 //! A `kubectl get nodes -o yaml` answer as a real cloud cluster gives it (the parse benchmark's
 //! input): per node about 8 KB, most of it `status.images`, as on nodes that have pulled a few
 //! dozen images, with the annotations, labels, addresses, conditions and `nodeInfo` kubectl
-//! prints. Only the text is synthetic; its shape follows the v1 Node object.
+//! prints. `kubectl get nodes,pods -A -o yaml` (the playground's big drop) adds running
+//! Deployment pods of about 3 KB each, with the managed fields, ownership, volumes and status
+//! kubectl prints. Only the text is synthetic; its shape follows the v1 Node and Pod objects.
 
 use std::fmt::Write;
 
@@ -16,14 +18,183 @@ pub fn nodes_yaml(nodes: usize) -> String {
     out
 }
 
-fn node(out: &mut String, i: usize) {
-    let zone = ["us-east-1a", "us-east-1b", "us-east-1c"][i % 3];
-    let name = format!(
+/// The YAML of a `kind: List` of `nodes` nodes in three zones and `pods` running pods of 50
+/// Deployments spread over them (`kubectl get nodes,pods -A -o yaml`).
+pub fn nodes_and_pods_yaml(nodes: usize, pods: usize) -> String {
+    let mut out = String::with_capacity(nodes * 8_400 + pods * 3_300 + 64);
+    out.push_str("apiVersion: v1\nitems:\n");
+    for i in 0..nodes {
+        node(&mut out, i);
+    }
+    for i in 0..pods {
+        pod(&mut out, i, nodes.max(1));
+    }
+    out.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+    out
+}
+
+fn node_name(i: usize) -> String {
+    format!(
         "ip-10-{}-{}-{}.ec2.internal",
         i / 65_536 % 256,
         i / 256 % 256,
         i % 256
+    )
+}
+
+fn pod(out: &mut String, i: usize, nodes: usize) {
+    let app = format!("service-{:02}", i % 50);
+    let hash = format!("c{:09x}", (i % 50) * 7_919 + 1_000_003);
+    let suffix = format!("{:05x}", i * 2_654_435_761 % 1_048_576);
+    let node = node_name(i * 7 % nodes);
+    let namespace = ["payments", "search", "checkout", "inference"][i % 4];
+    let _ = write!(
+        out,
+        r#"- apiVersion: v1
+  kind: Pod
+  metadata:
+    annotations:
+      kubectl.kubernetes.io/restartedAt: "2026-11-20T08:00:00Z"
+      prometheus.io/port: "9090"
+      prometheus.io/scrape: "true"
+    creationTimestamp: "2026-11-2{day}T08:{min:02}:00Z"
+    generateName: {app}-{hash}-
+    labels:
+      app.kubernetes.io/name: {app}
+      app.kubernetes.io/part-of: shop
+      pod-template-hash: {hash}
+    name: {app}-{hash}-{suffix}
+    namespace: {namespace}
+    ownerReferences:
+    - apiVersion: apps/v1
+      blockOwnerDeletion: true
+      controller: true
+      kind: ReplicaSet
+      name: {app}-{hash}
+      uid: 5d2e{i:04x}-aaaa-4bbb-8ccc-{hash:0>12}
+    resourceVersion: "{rv}"
+    uid: 9a8b{i:04x}-1c2d-4e3f-9a0b-{i:012x}
+  spec:
+    containers:
+    - env:
+      - name: LOG_LEVEL
+        value: info
+      - name: POD_NAME
+        valueFrom:
+          fieldRef:
+            apiVersion: v1
+            fieldPath: metadata.name
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/{app}:v2.{minor}.0
+      imagePullPolicy: IfNotPresent
+      livenessProbe:
+        failureThreshold: 3
+        httpGet:
+          path: /healthz
+          port: 8080
+          scheme: HTTP
+        periodSeconds: 10
+        successThreshold: 1
+        timeoutSeconds: 1
+      name: {app}
+      ports:
+      - containerPort: 8080
+        name: http
+        protocol: TCP
+      resources:
+        limits:
+          memory: 1Gi
+        requests:
+          cpu: 250m
+          memory: 512Mi
+      terminationMessagePath: /dev/termination-log
+      terminationMessagePolicy: File
+      volumeMounts:
+      - mountPath: /var/run/secrets/kubernetes.io/serviceaccount
+        name: kube-api-access-{suffix}
+        readOnly: true
+    dnsPolicy: ClusterFirst
+    enableServiceLinks: true
+    nodeName: {node}
+    preemptionPolicy: PreemptLowerPriority
+    priority: 0
+    restartPolicy: Always
+    schedulerName: default-scheduler
+    securityContext: {{}}
+    serviceAccountName: default
+    terminationGracePeriodSeconds: 30
+    tolerations:
+    - effect: NoExecute
+      key: node.kubernetes.io/not-ready
+      operator: Exists
+      tolerationSeconds: 300
+    - effect: NoExecute
+      key: node.kubernetes.io/unreachable
+      operator: Exists
+      tolerationSeconds: 300
+    topologySpreadConstraints:
+    - labelSelector:
+        matchLabels:
+          app.kubernetes.io/name: {app}
+      maxSkew: 1
+      topologyKey: topology.kubernetes.io/zone
+      whenUnsatisfiable: ScheduleAnyway
+    volumes:
+    - name: kube-api-access-{suffix}
+      projected:
+        defaultMode: 420
+        sources:
+        - serviceAccountToken:
+            expirationSeconds: 3607
+            path: token
+        - configMap:
+            items:
+            - key: ca.crt
+              path: ca.crt
+            name: kube-root-ca.crt
+  status:
+    conditions:
+    - lastProbeTime: null
+      lastTransitionTime: "2026-11-2{day}T08:{min:02}:05Z"
+      status: "True"
+      type: Initialized
+    - lastProbeTime: null
+      lastTransitionTime: "2026-11-2{day}T08:{min:02}:09Z"
+      status: "True"
+      type: Ready
+    - lastProbeTime: null
+      lastTransitionTime: "2026-11-2{day}T08:{min:02}:01Z"
+      status: "True"
+      type: PodScheduled
+    containerStatuses:
+    - containerID: containerd://{i:064x}
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/{app}:v2.{minor}.0
+      imageID: 123456789012.dkr.ecr.us-east-1.amazonaws.com/{app}@sha256:{hash:0>64}
+      lastState: {{}}
+      name: {app}
+      ready: true
+      restartCount: 0
+      started: true
+      state:
+        running:
+          startedAt: "2026-11-2{day}T08:{min:02}:07Z"
+    hostIP: 10.0.{a}.{b}
+    phase: Running
+    podIP: 10.1.{a}.{b}
+    qosClass: Burstable
+    startTime: "2026-11-2{day}T08:{min:02}:01Z"
+"#,
+        day = i % 9,
+        min = i % 60,
+        rv = 2_000_000 + i,
+        minor = i % 7,
+        a = i / 256 % 256,
+        b = i % 256,
     );
+}
+
+fn node(out: &mut String, i: usize) {
+    let zone = ["us-east-1a", "us-east-1b", "us-east-1c"][i % 3];
+    let name = node_name(i);
     let instance = format!("i-0{i:016x}");
     let _ = write!(
         out,
@@ -140,5 +311,29 @@ mod tests {
         );
         assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
         assert_eq!(loaded.cluster.nodes.len(), 20);
+    }
+
+    /// Pods of about 3 KB (text size alone: 40 MB is 1,000 nodes and 8,500 pods), every one read
+    /// without error and bound to its node.
+    #[test]
+    fn nodes_and_pods_load() {
+        let text = super::nodes_and_pods_yaml(10, 100);
+        let pods_bytes = text.len() - super::nodes_yaml(10).len();
+        assert!(
+            (3_000..5_000).contains(&(pods_bytes / 100)),
+            "{}",
+            pods_bytes / 100
+        );
+        let loaded = spreadlab_k8s::load(
+            &[spreadlab_k8s::Source {
+                name: "cluster.yaml".into(),
+                text,
+            }],
+            &spreadlab_k8s::LoadOptions::default(),
+        );
+        assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+        assert_eq!(loaded.cluster.nodes.len(), 10);
+        assert_eq!(loaded.cluster.pods.len(), 100);
+        assert!(loaded.cluster.pods.iter().all(|p| p.node_name.is_some()));
     }
 }

@@ -36,7 +36,7 @@ pub use changes::{ObjectChange, apply_change};
 pub use convert::{convert_node, convert_pod, selector_parse_errors};
 pub use error::{ConvertError, InputError, InputWarning};
 pub use workload::{Origin, Workload, WorkloadKind};
-pub use yaml::{CacheReads, DocumentCache};
+pub use yaml::{CacheReads, DocumentCache, Warmup, WarmupProgress};
 
 use spreadlab_engine::model::Cluster;
 

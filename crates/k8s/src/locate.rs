@@ -409,6 +409,7 @@ pub(crate) const MAX_LOCATED: usize = 1_000;
 pub(crate) fn locate_fields(sources: &[crate::Source], limit: usize, loaded: &mut crate::Loaded) {
     let mut segments: Vec<Option<Vec<crate::yaml::Segment>>> = Vec::new();
     segments.resize_with(sources.len(), || None);
+    let mut lists = std::collections::HashMap::new();
     let mut budget = MAX_LOCATED;
     let places = loaded
         .errors
@@ -445,12 +446,72 @@ pub(crate) fn locate_fields(sources: &[crate::Source], limit: usize, loaded: &mu
         let Some(segment) = split.iter().find(|s| s.index == document) else {
             continue;
         };
+        let body = &text[segment.start..segment.end];
+        // In a big List, `items[N]....` is looked for in item N alone (its lines found once).
+        let in_item = item_path(path).and_then(|(item, rest)| {
+            lists
+                .entry((source, document))
+                .or_insert_with(|| ListItems::new(body, segment.first_line))
+                .as_ref()?
+                .position(body, item, rest)
+        });
         if let Some((at_line, at_column)) =
-            field_position(&text[segment.start..segment.end], segment.first_line, path)
+            in_item.or_else(|| field_position(body, segment.first_line, path))
         {
             *line = Some(at_line);
             *column = Some(at_column);
         }
+    }
+}
+
+/// `items[N].rest` → `(N, rest)` (`rest` empty for the item itself).
+fn item_path(path: &str) -> Option<(usize, &str)> {
+    let rest = path.strip_prefix("items[")?;
+    let (index, rest) = rest.split_once(']')?;
+    let rest = match rest.strip_prefix('.') {
+        Some(rest) => rest,
+        None if rest.is_empty() => rest,
+        None => return None,
+    };
+    Some((index.parse().ok()?, rest))
+}
+
+/// The items of a big `kind: List` document read item by item (`yaml::list`): where each
+/// begins, and its line.
+struct ListItems {
+    starts: Vec<usize>,
+    lines: Vec<usize>,
+}
+
+impl ListItems {
+    /// The items of `body` (whose first line is `first_line`), or `None` when it is not a List
+    /// the loader reads item by item.
+    fn new(body: &str, first_line: usize) -> Option<ListItems> {
+        let starts = crate::yaml::list_item_starts(body)?;
+        let mut lines = Vec::with_capacity(starts.len());
+        let (mut line, mut from) = (first_line, 0);
+        for &start in &starts {
+            line += body.as_bytes()[from..start]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            lines.push(line);
+            from = start;
+        }
+        Some(ListItems { starts, lines })
+    }
+
+    /// The position of `rest` in item `item` of `body`: the item's own text read as a
+    /// one-entry sequence (it begins with its `- `).
+    fn position(&self, body: &str, item: usize, rest: &str) -> Option<(usize, usize)> {
+        let start = *self.starts.get(item)?;
+        let end = self.starts.get(item + 1).copied().unwrap_or(body.len());
+        let path = if rest.is_empty() {
+            String::from("[0]")
+        } else {
+            format!("[0].{rest}")
+        };
+        field_position(&body[start..end], self.lines[item], &path)
     }
 }
 

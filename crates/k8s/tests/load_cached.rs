@@ -153,3 +153,71 @@ fn an_edit_in_one_document_parses_that_document_only() {
         }
     );
 }
+
+/// A `kubectl get -o yaml` List big enough to be read item by item: `pods` pods.
+fn pod_list(pods: usize) -> String {
+    let mut text = String::from("apiVersion: v1\nitems:\n");
+    for i in 0..pods {
+        text.push_str(&format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n      note: \"{}\"\n    labels:\n      app: web\n    name: web-{i}\n    namespace: default\n  spec:\n    containers:\n    - image: registry.example/web:1\n      name: web\n      resources:\n        requests:\n          cpu: 100m\n    nodeName: n{}\n",
+            "x".repeat(300),
+            i % 3
+        ));
+    }
+    text.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+    text
+}
+
+#[test]
+fn a_big_list_warmed_in_slices_reads_from_the_cache_and_an_edit_parses_its_item() {
+    let text = pod_list(600);
+    assert!(text.len() > 256 << 10);
+    let options = LoadOptions::default();
+    let mut cache = DocumentCache::new();
+    // Slices of about 16 KB, as a page between frames: progress grows to the whole text.
+    let mut warmup = cache.warm_up(&text, &options);
+    let mut slices = 0;
+    let mut last = 0;
+    loop {
+        let progress = cache.warm(&mut warmup, &text, 16 << 10);
+        assert!(progress.done > last && progress.done <= progress.total);
+        last = progress.done;
+        slices += 1;
+        if progress.finished() {
+            break;
+        }
+    }
+    assert!(slices > 10, "{slices} slices");
+    // The read finds every item parsed: nothing is parsed again, and the result is `load`'s.
+    assert_eq!(read(&text, Some(&mut cache)), read(&text, None));
+    assert_eq!(
+        cache.last_reads(),
+        CacheReads {
+            parsed: 0,
+            reused: 600
+        }
+    );
+    // An edit in one item parses that item alone.
+    let edited = text.replacen("name: web-300\n", "name: web-300x\n", 1);
+    assert_eq!(read(&edited, Some(&mut cache)), read(&edited, None));
+    assert_eq!(
+        cache.last_reads(),
+        CacheReads {
+            parsed: 1,
+            reused: 599
+        }
+    );
+    // A syntax error in an item: the whole List is read as one (its error located as `load`
+    // locates it); back to the text, only the item that read did not use is parsed again (a
+    // read keeps what it used).
+    let broken = text.replacen("name: web-300\n", "name: [web-300\n", 1);
+    assert_eq!(read(&broken, Some(&mut cache)), read(&broken, None));
+    assert_eq!(read(&text, Some(&mut cache)), read(&text, None));
+    assert_eq!(
+        cache.last_reads(),
+        CacheReads {
+            parsed: 1,
+            reused: 599
+        }
+    );
+}

@@ -413,3 +413,57 @@ fn json_errors_point_at_their_field() {
     );
     assert_eq!((error.line, error.column), (Some(7), Some(15)), "{error}");
 }
+
+#[test]
+fn errors_in_the_items_of_a_big_list_point_at_their_fields() {
+    // A `kubectl get pods -o yaml` List (read item by item) where every 7th pod has a label
+    // value YAML reads as a number (kubectl would have quoted it): each error is located in its
+    // own item, at the label's line and column, as in a small List.
+    let mut text = String::from("apiVersion: v1\nitems:\n");
+    let mut expected = Vec::new();
+    let mut line = 3;
+    for i in 0..1_500 {
+        let label = if i % 7 == 3 { "0001" } else { "\"0001\"" };
+        let item = format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    labels:\n      app: web\n      hash: {label}\n    name: p{i}\n    namespace: default\n  spec:\n    containers:\n    - image: registry.example/web:1\n      name: web\n      resources:\n        requests:\n          cpu: 100m\n    nodeName: n1\n{}",
+            "  # padding to make the List big enough to be read item by item\n".repeat(2)
+        );
+        if i % 7 == 3 {
+            expected.push((line + 5, 7));
+        }
+        line += item.matches('\n').count();
+        text.push_str(&item);
+    }
+    text.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+    assert!(text.len() > 256 << 10, "{} bytes", text.len());
+    let loaded = load(
+        &[Source {
+            name: "pods.yaml".into(),
+            text: text.clone(),
+        }],
+        &LoadOptions::default(),
+    );
+    let located: Vec<(usize, usize)> = loaded
+        .errors
+        .iter()
+        .map(|e| (e.line.expect("a line"), e.column.expect("a column")))
+        .collect();
+    assert_eq!(located, expected);
+    let first = &loaded.errors[0];
+    assert_eq!(first.path.as_deref(), Some("items[3].metadata.labels.hash"));
+    // The same text as a small List (no item-by-item reading) locates the same way.
+    let small: String = text
+        .lines()
+        .take(expected[0].0 + 20)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let small = load(
+        &[Source {
+            name: "pods.yaml".into(),
+            text: format!("{small}kind: List\n"),
+        }],
+        &LoadOptions::default(),
+    );
+    assert_eq!(small.errors[0].line, first.line);
+    assert_eq!(small.errors[0].column, first.column);
+}

@@ -30,6 +30,13 @@ const FREE_AFTER: Duration = Duration::from_millis(50);
 /// A frame at 60 Hz: a re-simulation this fast runs after every keystroke.
 pub const FRAME_MS: f64 = 16.0;
 
+/// How long one slice of a big import's parse runs before the page gets the thread back (a
+/// slice ends after the piece that passes it).
+const IMPORT_SLICE_MS: f64 = 12.0;
+
+/// Text parsed between two looks at the clock in an import's slice.
+const IMPORT_STEP_BYTES: usize = 64 << 10;
+
 /// The quiet time to wait after a keystroke: none when the last simulation fit in a frame (the
 /// result follows each keystroke; keystrokes handled in one task still make one simulation);
 /// else [`DEBOUNCE`], or twice the last simulation's time when that is longer (large scenarios
@@ -162,6 +169,66 @@ pub fn app() -> Html {
                     drop(previous);
                 });
             }
+        });
+    }
+
+    // A big import: its documents (a `kubectl get -o yaml` List item by item) are parsed into
+    // the document cache a slice at a time, the page drawing the progress bar between slices;
+    // then the text replaces the scenario and the re-simulation finds every part parsed.
+    let import_progress = use_state(|| None::<(String, f64)>);
+    {
+        let import = state.import.clone();
+        let dispatch = state.dispatcher();
+        let documents = documents.clone();
+        let progress = import_progress.clone();
+        let version = state.version;
+        use_effect_with(state.import.as_ref().map(|i| i.id), move |_| {
+            let running = Rc::new(Cell::new(true));
+            let alive = running.clone();
+            // A newer import (or none) stops this one's slices.
+            let stop = move || running.set(false);
+            let Some(import) = import else {
+                progress.set(None);
+                return stop;
+            };
+            yew::platform::spawn_local(async move {
+                let text: &str = &import.text;
+                let mut warmup = model::warm_up(text, version, &mut documents.borrow_mut());
+                loop {
+                    let started = now_ms();
+                    let done = loop {
+                        let done =
+                            documents
+                                .borrow_mut()
+                                .warm(&mut warmup, text, IMPORT_STEP_BYTES);
+                        if done.finished() || now_ms() - started >= IMPORT_SLICE_MS {
+                            break done;
+                        }
+                    };
+                    let fraction = done.done as f64 / done.total.max(1) as f64;
+                    progress.set(Some((import.name.clone(), fraction)));
+                    if done.finished() {
+                        break;
+                    }
+                    // Gives the page the thread (a timer task: input and a frame come first).
+                    yew::platform::time::sleep(Duration::ZERO).await;
+                    if !alive.get() {
+                        return;
+                    }
+                }
+                dispatch.dispatch(Action::ReplaceText((*import.text).clone()));
+                let kept = if text.len() > browser::MAX_PERSISTED_BYTES {
+                    " (too big to be kept for your next visit)"
+                } else {
+                    ""
+                };
+                dispatch.dispatch(Action::Notice(Some(format!(
+                    "Imported {}{kept}",
+                    import.name
+                ))));
+                dispatch.dispatch(Action::ImportEnded(import.id));
+            });
+            stop
         });
     }
 
@@ -346,6 +413,14 @@ pub fn app() -> Html {
                 </div>
             </header>
             { notice.unwrap_or_default() }
+            if let Some((name, fraction)) = import_progress.as_ref() {
+                <p class="importing" role="status" id="import-status">
+                    <label for="import-progress">{ format!("Reading {name}: ") }</label>
+                    <progress id="import-progress" max="100" value={format!("{:.0}", fraction * 100.0)}>
+                        { format!("{:.0} %", fraction * 100.0) }
+                    </progress>
+                </p>
+            }
             if *welcome {
                 <crate::components::welcome::Welcome on_close={close_welcome} dispatch={dispatch.clone()} />
             }

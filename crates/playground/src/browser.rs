@@ -33,8 +33,16 @@ pub fn stored_text() -> Option<String> {
         .filter(|text| !text.trim().is_empty())
 }
 
+/// Texts longer than this are not saved for the next visit (storage quotas are about 5 MB;
+/// writing a bigger text fails after encoding it all).
+pub const MAX_PERSISTED_BYTES: usize = 4 << 20;
+
 /// Saves the text to localStorage (nothing where storage is disabled).
 pub fn persist(text: &str) {
+    // Past the browser's storage quota (about 5 MB): not kept (the import says so).
+    if text.len() > MAX_PERSISTED_BYTES {
+        return;
+    }
     if let Some(storage) = local_storage() {
         let _ = storage.set_item(STORAGE_KEY, text);
     }

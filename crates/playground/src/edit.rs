@@ -6,6 +6,8 @@
 //! field while keeping every other byte (comments, order, style) as it was. It knows YAML layout,
 //! not scheduling: what a value means is the engine's business once the text is re-read.
 
+mod owners;
+
 /// A field of a topology spread constraint that the controls change.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Field {
@@ -163,43 +165,6 @@ fn split_key_value(entry: &str) -> Option<(String, String)> {
     Some((key.trim().to_string(), value.trim().to_string()))
 }
 
-/// `Kind/name` of the document holding line `at`.
-fn owner_of(lines: &[&str], at: usize) -> String {
-    let mut start = at;
-    while start > 0 && lines[start - 1].trim_end() != "---" {
-        start -= 1;
-    }
-    let mut kind = None;
-    let mut name = None;
-    for line in &lines[start..=at] {
-        let trimmed = line.trim();
-        if kind.is_none()
-            && indent_of(line) == 0
-            && let Some(value) = trimmed.strip_prefix("kind:")
-        {
-            kind = Some(strip_comment(value).trim().to_string());
-        }
-        if name.is_none() {
-            if let Some(rest) = trimmed.strip_prefix("metadata: {") {
-                name = split_flow(rest.trim_end_matches('}'))
-                    .iter()
-                    .filter_map(|e| split_key_value(e))
-                    .find(|(k, _)| k == "name")
-                    .map(|(_, v)| v);
-            } else if indent_of(line) == 2
-                && let Some(value) = trimmed.strip_prefix("name:")
-            {
-                name = Some(strip_comment(value).trim().to_string());
-            }
-        }
-    }
-    format!(
-        "{}/{}",
-        kind.unwrap_or_else(|| "?".into()),
-        name.unwrap_or_else(|| "?".into())
-    )
-}
-
 /// One item's extent: lines `first..end`, its content column.
 struct Item {
     first: usize,
@@ -307,6 +272,7 @@ fn block_fields(lines: &[&str], item: &Item) -> Vec<(usize, String, String)> {
 /// Every `topologySpreadConstraints` item, in text order.
 pub fn constraints(text: &str) -> Vec<ConstraintSite> {
     let lines: Vec<&str> = text.split('\n').collect();
+    let owners = owners::Owners::new();
     items(&lines)
         .into_iter()
         .map(|item| {
@@ -328,7 +294,7 @@ pub fn constraints(text: &str) -> Vec<ConstraintSite> {
             ConstraintSite {
                 line: item.first,
                 flow,
-                owner: owner_of(&lines, item.first),
+                owner: owners.owner_of(&lines, item.first),
                 fields,
             }
         })
@@ -424,6 +390,7 @@ pub fn set_field(text: &str, index: usize, field: Field, value: Option<&str>) ->
 /// Every `replicas: N` line, in text order.
 pub fn replicas(text: &str) -> Vec<ReplicasSite> {
     let lines: Vec<&str> = text.split('\n').collect();
+    let owners = owners::Owners::new();
     lines
         .iter()
         .enumerate()
@@ -432,7 +399,7 @@ pub fn replicas(text: &str) -> Vec<ReplicasSite> {
             let value: i64 = strip_comment(value).trim().parse().ok()?;
             Some(ReplicasSite {
                 line: index,
-                owner: owner_of(&lines, index),
+                owner: owners.owner_of(&lines, index),
                 value,
             })
         })
@@ -511,6 +478,15 @@ pub fn strategy(text: &str, index: usize) -> Option<String> {
     let site = replicas(text).into_iter().nth(index)?;
     let lines: Vec<&str> = text.split('\n').collect();
     strategy_site(&lines, site.line).map(|(_, _, value)| value)
+}
+
+/// [`strategy`] of every `replicas:` line (`sites`: [`replicas`] of `text`), in one pass.
+pub fn strategies(text: &str, sites: &[ReplicasSite]) -> Vec<Option<String>> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    sites
+        .iter()
+        .map(|site| strategy_site(&lines, site.line).map(|(_, _, value)| value))
+        .collect()
 }
 
 /// Writes `strategy: <value>` beside the `index`-th `replicas:` line (replacing a written one,
@@ -648,6 +624,12 @@ spec:
         let replaced = set_strategy(&block, 0, Some(STRATEGIES[3].1)).unwrap();
         assert_eq!(replaced, recreate);
         assert_eq!(set_strategy(&replaced, 0, None).unwrap(), BLOCK);
+        // All at once, as each alone.
+        let both = format!("{recreate}---\n{block}");
+        let sites = replicas(&both);
+        let each: Vec<Option<String>> = (0..sites.len()).map(|i| strategy(&both, i)).collect();
+        assert_eq!(strategies(&both, &sites), each);
+        assert_eq!(each.iter().flatten().count(), 2);
     }
 
     #[test]

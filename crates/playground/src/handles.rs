@@ -25,9 +25,18 @@ pub fn now_ms() -> f64 {
 /// The reducer handle every component dispatches through.
 pub type Dispatch = yew::UseReducerDispatcher<State>;
 
-/// Reads a dropped or chosen file into the editor (`ReplaceText`), with a notice either way.
+/// A file at least this long is parsed in slices between frames, with a progress bar, before it
+/// replaces the text (`Action::Import`); a shorter one replaces it at once.
+pub const SLICED_IMPORT_BYTES: usize = 1 << 20;
+
+/// Reads a dropped or chosen file into the editor (`ReplaceText`, or `Import` when it is big),
+/// with a notice either way.
 pub fn import_file(file: web_sys::File, dispatch: Dispatch) {
     crate::browser::read_file(file, move |name, text| match text {
+        Some(text) if text.len() >= SLICED_IMPORT_BYTES => dispatch.dispatch(Action::Import {
+            name,
+            text: std::rc::Rc::new(text),
+        }),
         Some(text) => {
             dispatch.dispatch(Action::ReplaceText(text));
             dispatch.dispatch(Action::Notice(Some(format!("Imported {name}"))));

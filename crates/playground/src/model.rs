@@ -14,7 +14,7 @@ use spreadlab_engine::{Code, KubeVersion, PluginName};
 mod build;
 
 pub use crate::release::analyse;
-pub use build::{analyse_after, analyse_for};
+pub use build::{analyse_after, analyse_for, warm_up};
 use spreadlab_k8s::Loaded;
 
 pub use crate::format::{format_bytes, format_cpu};

@@ -113,6 +113,27 @@ pub struct State {
     pub version: KubeVersion,
     /// The scenario pinned for compare mode, and its release.
     pub baseline: Option<(String, KubeVersion)>,
+    /// A big file being read in slices before it replaces the text (`app`'s import).
+    pub import: Option<Import>,
+    /// Imports started so far (each import's id).
+    pub imports: u64,
+}
+
+/// A big file being read in slices (with a progress bar) before it replaces the text.
+#[derive(Clone, Debug)]
+pub struct Import {
+    /// Which import this is (a newer one supersedes it).
+    pub id: u64,
+    /// The file's name.
+    pub name: String,
+    /// Its text.
+    pub text: std::rc::Rc<String>,
+}
+
+impl PartialEq for Import {
+    fn eq(&self, other: &Import) -> bool {
+        self.id == other.id
+    }
 }
 
 impl Default for State {
@@ -134,6 +155,8 @@ impl Default for State {
             notice: None,
             version: KubeVersion::DEFAULT,
             baseline: None,
+            import: None,
+            imports: 0,
         }
     }
 }
@@ -193,6 +216,15 @@ pub enum Action {
     NewQuiz,
     /// Show a notice (or clear it).
     Notice(Option<String>),
+    /// A big file was read: it is parsed in slices, then replaces the text.
+    Import {
+        /// The file's name.
+        name: String,
+        /// Its text.
+        text: std::rc::Rc<String>,
+    },
+    /// The import `id` ended (its text replaced the scenario, or it was abandoned).
+    ImportEnded(u64),
     /// Mirror another Kubernetes release: the scenario is simulated again (a new revision).
     SetVersion(KubeVersion),
     /// Pin the current text and release as compare mode's baseline (`false`: unpin).
@@ -378,6 +410,19 @@ impl Reducible for State {
                 }
             }
             Action::Notice(notice) => next.notice = notice,
+            Action::Import { name, text } => {
+                next.imports += 1;
+                next.import = Some(Import {
+                    id: next.imports,
+                    name,
+                    text,
+                });
+            }
+            Action::ImportEnded(id) => {
+                if next.import.as_ref().is_some_and(|i| i.id == id) {
+                    next.import = None;
+                }
+            }
             Action::SetVersion(version) => {
                 if version != next.version {
                     next.version = version;

@@ -3,14 +3,16 @@
 
 use std::collections::HashMap;
 
-use super::{BodyParse, parse_body};
+use super::list::{self, parse_list};
+use super::{BodyParse, parse_whole};
 use crate::raw::Limits;
 
-/// Text kept at most, over all documents: a document's tree takes several times its text.
-const MAX_CACHED_BYTES: usize = 16 << 20;
+/// Text kept at most, over all documents: a document's tree takes several times its text. Room
+/// for a 40 MB `kubectl get nodes,pods -A -o yaml` snapshot, read item by item.
+const MAX_CACHED_BYTES: usize = 48 << 20;
 
-/// A document longer than this is parsed every time (a whole `kubectl get -o yaml` List is one
-/// document: keeping its tree would hold hundreds of megabytes for little gain).
+/// A document longer than this is not kept whole (a big `kubectl get -o yaml` List is kept item
+/// by item instead: an edit in one item parses that item).
 const MAX_CACHED_DOCUMENT_BYTES: usize = 4 << 20;
 
 /// The documents of the last read, by their exact text (from their `---` line to the next), with
@@ -22,6 +24,9 @@ const MAX_CACHED_DOCUMENT_BYTES: usize = 4 << 20;
 pub struct DocumentCache {
     /// Document text to (its parse, the read that last used it).
     entries: HashMap<String, (BodyParse, u64)>,
+    /// The same for the items of big `kind: List` documents (their text moved two columns left,
+    /// parsed under the item's limits: kept apart from documents).
+    items: HashMap<String, (BodyParse, u64)>,
     /// Bytes of text the entries hold.
     bytes: usize,
     /// The depth limit the entries were parsed under.
@@ -54,43 +59,204 @@ impl DocumentCache {
 
     /// Starts a read under `limits`.
     pub(crate) fn begin(&mut self, limits: &Limits) {
-        if self.max_depth != Some(limits.max_depth) {
-            self.entries.clear();
-            self.bytes = 0;
-            self.max_depth = Some(limits.max_depth);
-        }
+        self.limit_depth(limits);
         self.generation += 1;
         self.last = CacheReads::default();
     }
 
-    /// The parse of one document's text: kept, or parsed now (and kept when it fits).
+    /// Empties the cache when its entries were parsed under another depth limit.
+    fn limit_depth(&mut self, limits: &Limits) {
+        if self.max_depth != Some(limits.max_depth) {
+            self.entries.clear();
+            self.items.clear();
+            self.bytes = 0;
+            self.max_depth = Some(limits.max_depth);
+        }
+    }
+
+    /// The parse of one document's text: kept, or parsed now (and kept when it fits). A big
+    /// List is read through the item cache.
     pub(crate) fn parse(&mut self, body: &str, limits: &Limits) -> BodyParse {
-        if let Some((parsed, used)) = self.entries.get_mut(body) {
-            *used = self.generation;
-            self.last.reused += 1;
-            return parsed.clone();
+        let generation = self.generation;
+        if let Some(parsed) = self.take(body, false, generation) {
+            return parsed;
+        }
+        let parsed = parse_list(body, limits, |items, item_limits| {
+            items
+                .iter()
+                .map(|item| self.item(item, item_limits, generation))
+                .collect()
+        });
+        if let Some(parsed) = parsed {
+            return parsed;
         }
         self.last.parsed += 1;
-        let parsed = parse_body(body, limits);
-        if body.len() <= MAX_CACHED_DOCUMENT_BYTES && self.bytes + body.len() <= MAX_CACHED_BYTES {
-            self.bytes += body.len();
-            self.entries
-                .insert(body.to_string(), (parsed.clone(), self.generation));
-        }
+        let parsed = parse_whole(body, limits);
+        self.keep(body, &parsed, false, generation);
         parsed
+    }
+
+    /// One List item's parse: kept, or parsed now (and kept when it fits).
+    fn item(&mut self, item: &str, limits: &Limits, generation: u64) -> BodyParse {
+        if let Some(parsed) = self.take(item, true, generation) {
+            return parsed;
+        }
+        self.last.parsed += 1;
+        let parsed = parse_whole(item, limits);
+        self.keep(item, &parsed, true, generation);
+        parsed
+    }
+
+    /// A kept parse, marked as used by read `generation`.
+    fn take(&mut self, text: &str, item: bool, generation: u64) -> Option<BodyParse> {
+        let map = if item {
+            &mut self.items
+        } else {
+            &mut self.entries
+        };
+        let (parsed, used) = map.get_mut(text)?;
+        *used = generation;
+        self.last.reused += 1;
+        Some(parsed.clone())
+    }
+
+    /// Keeps a parse when it fits the bounds.
+    fn keep(&mut self, text: &str, parsed: &BodyParse, item: bool, generation: u64) {
+        if text.len() <= MAX_CACHED_DOCUMENT_BYTES && self.bytes + text.len() <= MAX_CACHED_BYTES {
+            self.bytes += text.len();
+            let map = if item {
+                &mut self.items
+            } else {
+                &mut self.entries
+            };
+            map.insert(text.to_string(), (parsed.clone(), generation));
+        }
+    }
+
+    /// Prepares reading `text` in slices ([`DocumentCache::warm`]): a caller that must not block
+    /// (a browser's main thread) parses a big text a few items at a time between frames, then
+    /// reads it with `load_cached`, which finds every part in the cache.
+    pub fn warm_up(&mut self, text: &str, options: &crate::LoadOptions) -> Warmup {
+        let limits = options.limits();
+        self.limit_depth(&limits);
+        let mut pieces = Vec::new();
+        if !crate::raw::looks_like_json(text) {
+            for segment in super::split(text, limits.max_documents) {
+                if segment.index >= limits.max_documents {
+                    break;
+                }
+                let body = &text[segment.start..segment.end];
+                match list::item_limits(&limits).and_then(|_| list::split(body)) {
+                    Some(split) => pieces.extend(split.items.into_iter().map(Piece::Item)),
+                    None => pieces.push(Piece::Document(segment.start..segment.end)),
+                }
+            }
+        }
+        let total = pieces.iter().map(|p| p.len()).sum();
+        Warmup {
+            pieces,
+            next: 0,
+            done: 0,
+            total,
+            limits,
+        }
+    }
+
+    /// Parses the next pieces of a [`Warmup`] into the cache, at least one and about `max_bytes`
+    /// of text, and tells how far it is. Pieces parse as the next read through the cache will
+    /// (and are kept for it); `text` is the text `warm_up` was given.
+    pub fn warm(&mut self, warmup: &mut Warmup, text: &str, max_bytes: usize) -> WarmupProgress {
+        // Kept for the next read (the one that will use them); the last read's counts stay.
+        let generation = self.generation + 1;
+        let last = self.last;
+        let start = warmup.done;
+        while let Some(piece) = warmup.pieces.get(warmup.next) {
+            if warmup.done > start && warmup.done - start >= max_bytes {
+                break;
+            }
+            warmup.next += 1;
+            warmup.done += piece.len();
+            match piece {
+                Piece::Item(item) => {
+                    if let Some(limits) = list::item_limits(&warmup.limits) {
+                        self.item(item, &limits, generation);
+                    }
+                }
+                Piece::Document(range) => {
+                    let body = &text[range.clone()];
+                    if self.take(body, false, generation).is_none() {
+                        let parsed = parse_whole(body, &warmup.limits);
+                        self.keep(body, &parsed, false, generation);
+                    }
+                }
+            }
+        }
+        self.last = last;
+        WarmupProgress {
+            done: warmup.done,
+            total: warmup.total,
+        }
     }
 
     /// Ends a read: only the documents it read are kept.
     pub(crate) fn finish(&mut self) {
         let generation = self.generation;
         let mut bytes = 0;
-        self.entries.retain(|text, (_, used)| {
-            let keep = *used == generation;
-            if keep {
-                bytes += text.len();
-            }
-            keep
-        });
+        for map in [&mut self.entries, &mut self.items] {
+            map.retain(|text, (_, used)| {
+                // Warmed for the next read, or used by this one.
+                let keep = *used >= generation;
+                if keep {
+                    bytes += text.len();
+                }
+                keep
+            });
+        }
         self.bytes = bytes;
+    }
+}
+
+/// A text being read into a [`DocumentCache`] in slices: its documents, and the items of its big
+/// `kind: List` documents, in order.
+#[derive(Debug)]
+pub struct Warmup {
+    pieces: Vec<Piece>,
+    next: usize,
+    done: usize,
+    total: usize,
+    limits: Limits,
+}
+
+/// How far a [`Warmup`] is, in bytes of text parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarmupProgress {
+    /// Bytes parsed so far.
+    pub done: usize,
+    /// Bytes in all.
+    pub total: usize,
+}
+
+impl WarmupProgress {
+    /// Whether every piece is parsed.
+    pub fn finished(&self) -> bool {
+        self.done >= self.total
+    }
+}
+
+/// One piece of a [`Warmup`].
+#[derive(Debug)]
+enum Piece {
+    /// A document's byte range in the text.
+    Document(core::ops::Range<usize>),
+    /// A List item's text, moved two columns left.
+    Item(String),
+}
+
+impl Piece {
+    fn len(&self) -> usize {
+        match self {
+            Piece::Document(range) => range.len(),
+            Piece::Item(text) => text.len(),
+        }
     }
 }

@@ -288,9 +288,35 @@ fn affinity_view(explanation: &Explanation) -> Html {
     }
 }
 
-fn controls(props: &ExplainProps) -> Html {
-    let sites = edit::constraints(&props.text);
-    let replicas = edit::replicas(&props.text);
+/// Constraints listed in the controls' menu, and `replicas:` lines given a control, at most (a
+/// snapshot of thousands of pods has a constraint per pod: a longer menu is of no use).
+const MAX_LISTED_SITES: usize = 200;
+
+/// The controls' sites in the text: read once per text, not per render (a pasted snapshot can
+/// be tens of megabytes).
+#[hook]
+fn use_sites(text: &str) -> std::rc::Rc<Sites> {
+    use_memo(text.to_string(), |text| {
+        let replicas = edit::replicas(text);
+        Sites {
+            constraints: edit::constraints(text),
+            strategies: edit::strategies(text, &replicas),
+            replicas,
+        }
+    })
+}
+
+/// Every constraint, `replicas:` line and written rollout strategy of a text.
+struct Sites {
+    constraints: Vec<edit::ConstraintSite>,
+    replicas: Vec<edit::ReplicasSite>,
+    strategies: Vec<Option<String>>,
+}
+
+fn controls(props: &ExplainProps, sites: &Sites) -> Html {
+    let replicas = &sites.replicas;
+    let sites_all = sites;
+    let sites = &sites_all.constraints;
     let dispatch = props.dispatch.clone();
     let select = {
         let dispatch = dispatch.clone();
@@ -358,11 +384,18 @@ fn controls(props: &ExplainProps) -> Html {
             } else {
                 <label for="ctl-constraint">{ "Constraint" }
                     <select id="ctl-constraint" onchange={select}>
-                        { for sites.iter().enumerate().map(|(i, s)| html! {
-                            <option value={i.to_string()} selected={i == props.constraint}>{ s.label() }</option>
-                        }) }
+                        { for sites.iter().enumerate()
+                            .filter(|(i, _)| *i < MAX_LISTED_SITES || *i == props.constraint)
+                            .map(|(i, s)| html! {
+                                <option value={i.to_string()} selected={i == props.constraint}>{ s.label() }</option>
+                            }) }
                     </select>
                 </label>
+                if sites.len() > MAX_LISTED_SITES {
+                    <p class="muted" id="constraints-listed">{ format!(
+                        "{} constraints in the text (a snapshot's pods included): the first {MAX_LISTED_SITES} are listed.",
+                        sites.len()) }</p>
+                }
                 <div class="control-grid">
                     { number(Field::MaxSkew, 1) }
                     { number(Field::MinDomains, 1) }
@@ -372,12 +405,17 @@ fn controls(props: &ExplainProps) -> Html {
                     { keys }
                 </div>
             }
-            { for replicas.iter().enumerate().map(|(i, r)| {
+            if replicas.len() > MAX_LISTED_SITES {
+                <p class="muted" id="replicas-listed">{ format!(
+                    "{} replicas fields in the text: the first {MAX_LISTED_SITES} have controls.",
+                    replicas.len()) }</p>
+            }
+            { for replicas.iter().take(MAX_LISTED_SITES).enumerate().map(|(i, r)| {
                 let dispatch = dispatch.clone();
                 let strategy_dispatch = dispatch.clone();
                 let id = format!("ctl-replicas-{i}");
                 let strategy_id = format!("ctl-strategy-{i}");
-                let written = edit::strategy(&props.text, i);
+                let written = sites_all.strategies.get(i).cloned().flatten();
                 let is_deployment = r.owner.starts_with("Deployment/");
                 html! {
                     <div class="control-grid">
@@ -464,6 +502,7 @@ fn volumes_view(volumes: &[VolumeSummary]) -> Html {
 /// The Explain panel.
 #[function_component(ExplainPanel)]
 pub fn explain_panel(props: &ExplainProps) -> Html {
+    let sites = use_sites(&props.text);
     let analysis = &props.analysis.0;
     // The selected pod's decision with its per-node detail (computed on first selection).
     let explained = props
@@ -537,7 +576,7 @@ pub fn explain_panel(props: &ExplainProps) -> Html {
     html! {
         <div class="explain">
             { pod_view }
-            { controls(props) }
+            { controls(props, &sites) }
         </div>
     }
 }

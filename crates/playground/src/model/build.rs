@@ -35,6 +35,16 @@ pub fn analyse_after(
     analyse_with(text, version, previous, Some(cache))
 }
 
+/// Prepares reading `text` into `cache` in slices, under the options [`analyse_after`] reads it
+/// with (a big import is parsed between frames: `DocumentCache::warm`).
+pub fn warm_up(
+    text: &str,
+    version: KubeVersion,
+    cache: &mut DocumentCache,
+) -> spreadlab_k8s::Warmup {
+    cache.warm_up(text, &crate::release::load_options_for(version))
+}
+
 fn analyse_with(
     text: &str,
     version: KubeVersion,
