@@ -238,6 +238,9 @@ impl State {
         if text != self.text {
             self.text = text;
             self.revision += 1;
+            // A big import still being read would replace this text when done: it is dropped
+            // (its own end replaces the text this way too).
+            self.import = None;
             // The constraint index must point at a constraint of the new text.
             if self.constraint != 0 && self.constraint >= edit::constraints(&self.text).len() {
                 self.constraint = 0;
@@ -470,6 +473,31 @@ mod tests {
         assert_eq!(typed.example, None);
         let same = reduce(typed.clone(), Action::SetText("x".into()));
         assert_eq!(same.revision, 1);
+    }
+
+    #[test]
+    fn a_big_import_is_dropped_when_the_text_changes_first() {
+        let text = std::rc::Rc::new(String::from("kind: List\n"));
+        let state = reduce(
+            State::default(),
+            Action::Import {
+                name: "big.yaml".into(),
+                text: text.clone(),
+            },
+        );
+        assert_eq!(state.import.as_ref().map(|i| i.id), Some(1));
+        // Its end, or an older import's, leaves a newer one alone.
+        let second = reduce(
+            state.clone(),
+            Action::Import {
+                name: "b".into(),
+                text,
+            },
+        );
+        assert_eq!(reduce(second.clone(), Action::ImportEnded(1)), second);
+        // A smaller file, an example or typing replaces the text first: the import is dropped.
+        let loaded = reduce(state, Action::LoadExample("control-plane-only-zone".into()));
+        assert_eq!(loaded.import, None);
     }
 
     #[test]

@@ -11,6 +11,9 @@ use crate::raw::Limits;
 /// for a 40 MB `kubectl get nodes,pods -A -o yaml` snapshot, read item by item.
 const MAX_CACHED_BYTES: usize = 48 << 20;
 
+/// The read mark of a warmed entry: kept until a read takes it ([`DocumentCache::warm`]).
+const WARMED: u64 = u64::MAX;
+
 /// A document longer than this is not kept whole (a big `kubectl get -o yaml` List is kept item
 /// by item instead: an edit in one item parses that item).
 const MAX_CACHED_DOCUMENT_BYTES: usize = 4 << 20;
@@ -120,9 +123,11 @@ impl DocumentCache {
         Some(parsed.clone())
     }
 
-    /// Keeps a parse when it fits the bounds.
+    /// Keeps a parse when it fits the bounds (a warmed document of any size: the read it is
+    /// warmed for takes it).
     fn keep(&mut self, text: &str, parsed: &BodyParse, item: bool, generation: u64) {
-        if text.len() <= MAX_CACHED_DOCUMENT_BYTES && self.bytes + text.len() <= MAX_CACHED_BYTES {
+        let fits = text.len() <= MAX_CACHED_DOCUMENT_BYTES || generation == WARMED;
+        if fits && self.bytes + text.len() <= MAX_CACHED_BYTES {
             self.bytes += text.len();
             let map = if item {
                 &mut self.items
@@ -140,7 +145,9 @@ impl DocumentCache {
         let limits = options.limits();
         self.limit_depth(&limits);
         let mut pieces = Vec::new();
-        if !crate::raw::looks_like_json(text) {
+        // As `load` reads it: a byte order mark is not content; an oversized text is not read.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.len() <= options.max_bytes && !crate::raw::looks_like_json(text) {
             for segment in super::split(text, limits.max_documents) {
                 if segment.index >= limits.max_documents {
                     break;
@@ -153,6 +160,12 @@ impl DocumentCache {
             }
         }
         let total = pieces.iter().map(|p| p.len()).sum();
+        // Room for the new text: what the cache holds now is of an older one.
+        if self.bytes + total > MAX_CACHED_BYTES {
+            self.entries.clear();
+            self.items.clear();
+            self.bytes = 0;
+        }
         Warmup {
             pieces,
             next: 0,
@@ -166,9 +179,12 @@ impl DocumentCache {
     /// of text, and tells how far it is. Pieces parse as the next read through the cache will
     /// (and are kept for it); `text` is the text `warm_up` was given.
     pub fn warm(&mut self, warmup: &mut Warmup, text: &str, max_bytes: usize) -> WarmupProgress {
-        // Kept for the next read (the one that will use them); the last read's counts stay.
-        let generation = self.generation + 1;
+        // Kept until a read uses them (reads meanwhile do not drop them); the last read's
+        // counts stay.
+        let generation = WARMED;
         let last = self.last;
+        // The text `warm_up` planned: after its byte order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let start = warmup.done;
         while let Some(piece) = warmup.pieces.get(warmup.next) {
             if warmup.done > start && warmup.done - start >= max_bytes {
@@ -204,7 +220,7 @@ impl DocumentCache {
         let mut bytes = 0;
         for map in [&mut self.entries, &mut self.items] {
             map.retain(|text, (_, used)| {
-                // Warmed for the next read, or used by this one.
+                // Used by this read, or warmed and not read yet.
                 let keep = *used >= generation;
                 if keep {
                     bytes += text.len();

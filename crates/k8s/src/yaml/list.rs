@@ -8,6 +8,10 @@
 //! indentation), so its parse is the value the whole document holds at that place. The split is refused whenever that might not hold, and the caller then parses the
 //! whole document as before:
 //! - the document has an alias (`*name`): an item could refer to another item's anchor;
+//! - a lone `\r` (a line break to YAML) or a byte order mark past the start;
+//! - a quote, bracket or block scalar before `items:` (it could hold an `items:` line);
+//! - an item that does not begin with a plain key (a scalar item: a block scalar's indentation
+//!   indicator counts from the sequence's indentation, not the item's);
 //! - a line in the items is neither an item's `- `, indented as an item's inside, nor empty (a
 //!   comment at column 0, a tab, one space too few), or becomes a marker, directive or tab-led
 //!   line once moved;
@@ -106,7 +110,7 @@ pub(crate) fn list_item_starts(body: &str) -> Option<Vec<usize>> {
 /// Takes a `kind: List` document apart at its column-0 items, or `None` when it is not one that
 /// can safely be read item by item (see the module's notes).
 pub(crate) fn split(body: &str) -> Option<ListSplit> {
-    if body.len() < MIN_SPLIT_BYTES || !body.contains("\nitems:") || count_aliases(body) > 0 {
+    if body.len() < MIN_SPLIT_BYTES || !body.contains("\nitems:") || !plain_text(body) {
         return None;
     }
     let mut skeleton = String::new();
@@ -130,6 +134,11 @@ pub(crate) fn split(body: &str) -> Option<ListSplit> {
         offset += line.len();
         match part {
             Part::Head => {
+                // A quote, bracket or block scalar before `items:` could hold an `items:` line.
+                let trimmed = bare.trim_start();
+                if !trimmed.starts_with('#') && bare.contains(['"', '\'', '[', '{', '|', '>']) {
+                    return None;
+                }
                 skeleton.push_str(line);
                 if bare == "items:" {
                     part = Part::Items;
@@ -146,6 +155,13 @@ pub(crate) fn split(body: &str) -> Option<ListSplit> {
                 }
                 if let Some(rest) = line.strip_prefix(entry.as_str()) {
                     check_moved(rest)?;
+                    // An item must be a mapping whose first key is plain: a scalar item (a
+                    // block scalar's indentation is counted from the sequence, not the item).
+                    let first = rest.trim_end_matches(['\n', '\r']);
+                    let key = first.ends_with(':') || first.contains(": ");
+                    if !key || !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                        return None;
+                    }
                     items.push(String::from(rest));
                     starts.push(at);
                 } else if let Some(rest) = line.strip_prefix(inner.as_str()) {
@@ -174,6 +190,25 @@ pub(crate) fn split(body: &str) -> Option<ListSplit> {
         items,
         starts,
     })
+}
+
+/// Whether the document has nothing that could tie one item to another or make the parser see
+/// other lines than `split` does: no alias (an anchor and a `*` both present are refused, as
+/// alias detection outside a parser is approximate), no lone `\r` (a line break to YAML), no
+/// byte order mark past the start.
+fn plain_text(body: &str) -> bool {
+    if count_aliases(body) > 0 || (body.contains('&') && body.contains('*')) {
+        return false;
+    }
+    if body.get(1..).is_some_and(|rest| rest.contains('\u{feff}')) {
+        return false;
+    }
+    let bytes = body.as_bytes();
+    !body.contains('\r')
+        || !bytes
+            .iter()
+            .enumerate()
+            .any(|(at, &b)| b == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
 }
 
 /// Refuses a line that would mean something else at column 0: a document marker, a directive or

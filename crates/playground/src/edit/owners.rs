@@ -49,10 +49,12 @@ impl Owners {
                     items = Some(Some(indent));
                     starts.push((index, indent + 2));
                 }
+                // `items:` holds no sequence here: not a List's.
+                None => items = None,
                 Some(column) if dash && indent == column => starts.push((index, column + 2)),
                 Some(column) if indent > column => {}
                 // The List's own keys again (`kind: List`, `metadata:`).
-                _ => {
+                Some(_) => {
                     items = None;
                     starts.push((index, 0));
                 }
@@ -116,5 +118,9 @@ mod tests {
         assert_eq!(owners, ["Pod/a", "Pod/b"]);
         let owners: Vec<String> = replicas(text).into_iter().map(|r| r.owner).collect();
         assert_eq!(owners, ["Deployment/web", "StatefulSet/db"]);
+        // An `items:` that holds a mapping is not a List's.
+        let text = "kind: Foo\nmetadata:\n  name: x\nitems:\n  a: 1\nspec:\n  replicas: 3\n";
+        let owners: Vec<String> = replicas(text).into_iter().map(|r| r.owner).collect();
+        assert_eq!(owners, ["Foo/x"]);
     }
 }
