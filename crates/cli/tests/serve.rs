@@ -723,8 +723,8 @@ fn three_by_four_cpu() -> Value {
 }
 
 /// The snapshot rewritten in place, over and over, the way `kubectl get … -o yaml > snap.yaml`
-/// does (truncate, then write in pieces), in both shapes, while 1,000 requests are answered from
-/// four clients: every answer is a 200 with the whole snapshot's verdict (refused, with the
+/// does (truncate, then write in pieces), in both shapes, while at least 1,000 requests (and as
+/// many as span 5 rewrites) are answered from four clients: every answer is a 200 with the whole snapshot's verdict (refused, with the
 /// scheduler's message), none from a half-written file; reloads still happen between rewrites.
 /// Before, 17-45 requests failed and 1-7 verdicts flipped to allowed on a prefix.
 #[test]
@@ -749,8 +749,12 @@ fn a_snapshot_rewritten_in_place_never_answers_from_a_prefix() {
     );
     let snapshot = server.dir.join("snapshot.yaml");
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Rewrites done so far: the clients go on until there were at least 5 (how many requests
+    // fit between two depends on the machine and the build).
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let writer = {
         let stop = Arc::clone(&stop);
+        let done = Arc::clone(&done);
         let texts = [full_cluster(true), full_cluster(false)];
         std::thread::spawn(move || {
             let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
@@ -765,6 +769,7 @@ fn a_snapshot_rewritten_in_place_never_answers_from_a_prefix() {
                 }
                 drop(file);
                 rewrites += 1;
+                done.store(rewrites, std::sync::atomic::Ordering::Relaxed);
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
@@ -779,9 +784,14 @@ fn a_snapshot_rewritten_in_place_never_answers_from_a_prefix() {
         let clients: Vec<_> = (0..4)
             .map(|_| {
                 scope.spawn(|| {
-                    (0..250)
-                        .map(|_| request(&server, "POST", "/validate", body.as_bytes()))
-                        .collect::<Vec<_>>()
+                    let mut answers = Vec::new();
+                    while answers.len() < 250
+                        || (done.load(std::sync::atomic::Ordering::Relaxed) < 5
+                            && answers.len() < 5_000)
+                    {
+                        answers.push(request(&server, "POST", "/validate", body.as_bytes()));
+                    }
+                    answers
                 })
             })
             .collect();
@@ -801,9 +811,10 @@ fn a_snapshot_rewritten_in_place_never_answers_from_a_prefix() {
                     || !answer["message"].as_str().unwrap_or("").contains(expected))
         })
         .count();
+    assert!(answers.len() >= 1000, "{} answers", answers.len());
     assert_eq!(
-        (answers.len(), failed, flipped),
-        (1000, 0, 0),
+        (failed, flipped),
+        (0, 0),
         "{:?}",
         answers
             .iter()
