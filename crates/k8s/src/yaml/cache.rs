@@ -87,26 +87,32 @@ impl DocumentCache {
         let parsed = parse_list(body, limits, |items, item_limits| {
             items
                 .iter()
-                .map(|item| self.item(item, item_limits, generation))
+                .map(|item| self.cached(item, item_limits, true, generation))
                 .collect()
         });
-        if let Some(parsed) = parsed {
-            return parsed;
-        }
-        self.last.parsed += 1;
-        let parsed = parse_whole(body, limits);
-        self.keep(body, &parsed, false, generation);
-        parsed
+        parsed.unwrap_or_else(|| self.parse_kept(body, limits, false, generation))
     }
 
-    /// One List item's parse: kept, or parsed now (and kept when it fits).
-    fn item(&mut self, item: &str, limits: &Limits, generation: u64) -> BodyParse {
-        if let Some(parsed) = self.take(item, true, generation) {
-            return parsed;
+    /// The parse of a document's text (`item`: a List item's), kept or parsed now, marked as
+    /// used by read `generation`.
+    fn cached(&mut self, text: &str, limits: &Limits, item: bool, generation: u64) -> BodyParse {
+        match self.take(text, item, generation) {
+            Some(parsed) => parsed,
+            None => self.parse_kept(text, limits, item, generation),
         }
+    }
+
+    /// Parses a text as one whole, and keeps the parse when it fits.
+    fn parse_kept(
+        &mut self,
+        text: &str,
+        limits: &Limits,
+        item: bool,
+        generation: u64,
+    ) -> BodyParse {
         self.last.parsed += 1;
-        let parsed = parse_whole(item, limits);
-        self.keep(item, &parsed, true, generation);
+        let parsed = parse_whole(text, limits);
+        self.keep(text, &parsed, item, generation);
         parsed
     }
 
@@ -153,8 +159,13 @@ impl DocumentCache {
                     break;
                 }
                 let body = &text[segment.start..segment.end];
-                match list::item_limits(&limits).and_then(|_| list::split(body)) {
-                    Some(split) => pieces.extend(split.items.into_iter().map(Piece::Item)),
+                match list::item_limits(&limits).zip(list::split(body)) {
+                    Some((item_limits, split)) => pieces.extend(
+                        split
+                            .items
+                            .into_iter()
+                            .map(|item| Piece::Item(item, item_limits)),
+                    ),
                     None => pieces.push(Piece::Document(segment.start..segment.end)),
                 }
             }
@@ -193,19 +204,11 @@ impl DocumentCache {
             warmup.next += 1;
             warmup.done += piece.len();
             match piece {
-                Piece::Item(item) => {
-                    if let Some(limits) = list::item_limits(&warmup.limits) {
-                        self.item(item, &limits, generation);
-                    }
-                }
+                Piece::Item(item, limits) => self.cached(item, limits, true, generation),
                 Piece::Document(range) => {
-                    let body = &text[range.clone()];
-                    if self.take(body, false, generation).is_none() {
-                        let parsed = parse_whole(body, &warmup.limits);
-                        self.keep(body, &parsed, false, generation);
-                    }
+                    self.cached(&text[range.clone()], &warmup.limits, false, generation)
                 }
-            }
+            };
         }
         self.last = last;
         WarmupProgress {
@@ -264,15 +267,15 @@ impl WarmupProgress {
 enum Piece {
     /// A document's byte range in the text.
     Document(core::ops::Range<usize>),
-    /// A List item's text, moved two columns left.
-    Item(String),
+    /// A List item's text, moved two columns left, and the limits an item is read under.
+    Item(String, Limits),
 }
 
 impl Piece {
     fn len(&self) -> usize {
         match self {
             Piece::Document(range) => range.len(),
-            Piece::Item(text) => text.len(),
+            Piece::Item(text, _) => text.len(),
         }
     }
 }

@@ -5,8 +5,8 @@
 //! kubectl writes every item at column 0 as `- ` with the item's lines indented by two spaces
 //! (items indented under `items:`, `  - `, are read the same way). An item's text moved left to
 //! column 0 is the same YAML node on its own (block structure is relative to the parent's
-//! indentation), so its parse is the value the whole document holds at that place. The split is refused whenever that might not hold, and the caller then parses the
-//! whole document as before:
+//! indentation), so its parse is the value the whole document holds at that place. The split is
+//! refused whenever that might not hold, and the caller then parses the whole document as before:
 //! - the document has an alias (`*name`): an item could refer to another item's anchor;
 //! - a lone `\r` (a line break to YAML) or a byte order mark past the start;
 //! - a quote, bracket or block scalar before `items:` (it could hold an `items:` line);
@@ -200,7 +200,11 @@ fn plain_text(body: &str) -> bool {
     if count_aliases(body) > 0 || (body.contains('&') && body.contains('*')) {
         return false;
     }
-    if body.get(1..).is_some_and(|rest| rest.contains('\u{feff}')) {
+    if body
+        .strip_prefix('\u{feff}')
+        .unwrap_or(body)
+        .contains('\u{feff}')
+    {
         return false;
     }
     let bytes = body.as_bytes();

@@ -313,10 +313,9 @@ struct Sites {
     strategies: Vec<Option<String>>,
 }
 
-fn controls(props: &ExplainProps, sites: &Sites) -> Html {
-    let replicas = &sites.replicas;
-    let sites_all = sites;
-    let sites = &sites_all.constraints;
+fn controls(props: &ExplainProps, all: &Sites) -> Html {
+    let sites = &all.constraints;
+    let replicas = &all.replicas;
     let dispatch = props.dispatch.clone();
     let select = {
         let dispatch = dispatch.clone();
@@ -415,7 +414,7 @@ fn controls(props: &ExplainProps, sites: &Sites) -> Html {
                 let strategy_dispatch = dispatch.clone();
                 let id = format!("ctl-replicas-{i}");
                 let strategy_id = format!("ctl-strategy-{i}");
-                let written = sites_all.strategies.get(i).cloned().flatten();
+                let written = all.strategies.get(i).cloned().flatten();
                 let is_deployment = r.owner.starts_with("Deployment/");
                 html! {
                     <div class="control-grid">

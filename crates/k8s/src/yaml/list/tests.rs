@@ -259,6 +259,9 @@ fn doubtful_lists_are_read_whole() {
     assert_same(&indented, "items under `items:`");
     indented.push_str("  - a: 1\n   b: 2\n");
     assert!(split(&indented).is_none());
+    // A byte order mark inside is refused even after one at the start.
+    let marked = format!("\u{feff}{}", list_of(&["- a: 1\n  \u{feff}b: 2\n".into()]));
+    assert!(split(&marked).is_none());
     // A head whose quoted value could hold the `items:` line.
     let quoted = format!(
         "kind: List\na: \"\n{}",
