@@ -13,7 +13,18 @@ fn main() {
 #[divan::bench(args = [1_000, 5_000], sample_count = 5, sample_size = 1)]
 fn decide_default_settings(bencher: divan::Bencher, nodes: usize) {
     let (cluster, payload) = admission(nodes, nodes * 10);
-    bencher.bench_local(|| spreadlab_policy::decide_payload(&payload, &cluster));
+    // The host's answers (JSON pruned to the field masks) read as the module reads them.
+    let answered = spreadlab_policy::snapshot::AnsweredCluster::new(&cluster);
+    bencher.bench_local(|| spreadlab_policy::decide_payload(&payload, &answered));
+}
+
+/// Every cluster check (zone-loss survival, min domains, five lint rules) on 1,000 nodes.
+#[divan::bench(args = [1_000], sample_count = 5, sample_size = 1)]
+fn decide_every_check(bencher: divan::Bencher, nodes: usize) {
+    let (cluster, payload) = admission(nodes, nodes * 10);
+    let answered = spreadlab_policy::snapshot::AnsweredCluster::new(&cluster);
+    let every = spreadlab_bench::policy::every_check(&payload);
+    bencher.bench_local(|| spreadlab_policy::decide_payload(&every, &answered));
 }
 
 /// The same decision on the cluster loaded once (`spreadlab_policy::Prepared`, what

@@ -1,7 +1,9 @@
 //! Runs the admission decision on the benchmark cluster a few times, for profilers, read afresh
-//! and on a prepared cluster (`spreadlab serve`'s way):
-//! `cargo run --release -p spreadlab-bench --example profile_policy -- 1000 10000 [prepared
-//! [namespaces]]` (20 namespaces unless given).
+//! answered as the Kubewarden host answers the module (`answered`: JSON bytes pruned to the field
+//! masks, read as the module reads them), and on a prepared cluster (`spreadlab serve`'s way):
+//! `cargo run --release -p spreadlab-bench --example profile_policy -- 1000 10000
+//! [fixture|answered|prepared [namespaces]]` (20 namespaces unless given; `every` as a fifth
+//! argument: the settings of every cluster check, as the waPC host's timing test sets them).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,7 +15,10 @@ fn main() {
     let nodes: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(1_000);
     let pods: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(10_000);
     let namespaces: usize = args.get(4).and_then(|n| n.parse().ok()).unwrap_or(20);
-    let (cluster, payload) = admission_in(nodes, pods, namespaces);
+    let (cluster, mut payload) = admission_in(nodes, pods, namespaces);
+    if args.get(5).map(String::as_str) == Some("every") {
+        payload = spreadlab_bench::policy::every_check(&payload);
+    }
     if args.get(3).map(String::as_str) == Some("prepared") {
         let start = Instant::now();
         let prepared = spreadlab_policy::Prepared::new(Arc::new(cluster)).expect("readable");
@@ -41,9 +46,16 @@ fn main() {
         );
         return;
     }
+    let answered = spreadlab_policy::snapshot::AnsweredCluster::new(&cluster);
+    let source: &dyn spreadlab_policy::ClusterSource =
+        if args.get(3).map(String::as_str) == Some("answered") {
+            &answered
+        } else {
+            &cluster
+        };
     for _ in 0..5 {
         let start = Instant::now();
-        let decision = spreadlab_policy::decide_payload(&payload, &cluster);
+        let decision = spreadlab_policy::decide_payload(&payload, source);
         println!(
             "{nodes} nodes / {pods} pods: {} in {:?}",
             matches!(decision, spreadlab_policy::Decision::Accept { .. }),

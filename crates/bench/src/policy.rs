@@ -100,3 +100,16 @@ pub fn admission_in(nodes: usize, pods: usize, namespaces: usize) -> (FixtureClu
         .expect("JSON values serialise");
     (FixtureCluster::new(objects), payload)
 }
+
+/// `payload` with the settings of every cluster check, as the waPC host's timing test sets them
+/// (`tests/policy-host/tests/host.rs`): a required zone spread with 3 domains, `maxSkew` 1,
+/// `DoNotSchedule`, 60 % surviving a zone loss, and five lint rules.
+pub fn every_check(payload: &[u8]) -> Vec<u8> {
+    let mut value: Value = serde_json::from_slice(payload).expect("a JSON payload");
+    value["settings"] = json!({
+        "requiredTopologyKeys": [{"topologyKey": "topology.kubernetes.io/zone", "minDomains": 3}],
+        "maxSkew": 1, "requireDoNotSchedule": true, "minZoneLossSurvival": 0.6,
+        "lintRules": ["spread-without-selector", "selector-misses-own-pods", "selector-too-generic",
+                      "min-domains-exceeds-domains", "mixed-gpu-models"]});
+    serde_json::to_vec(&value).expect("JSON values serialise")
+}

@@ -165,6 +165,7 @@ fn ui_components_compute_no_scheduling_logic() {
         "fail_each(",
         "capacity::capacity(",
         "lint::lint(",
+        "lint::lint_rules(",
         "rollout::rollout(",
         "tie_break_risk(",
         "stalemates(",

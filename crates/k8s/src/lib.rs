@@ -331,11 +331,12 @@ pub fn load_values(origin: &str, values: Vec<serde_json::Value>, options: &LoadO
 pub enum Object {
     /// A Kubernetes object (or List) as JSON.
     Value(serde_json::Value),
-    /// A Pod parsed straight into `k8s-openapi`'s type (the admission policy reads the host's pod
-    /// list this way, skipping the document tree; serde_json's recursion limit bounds its depth).
-    /// Read as a `kind: Pod` document with these fields would be, except that unknown fields
-    /// cannot be reported (the type has dropped them).
-    Pod(Box<k8s_openapi::api::core::v1::Pod>),
+    /// A Pod parsed straight into the fields scheduling reads, each in its API type
+    /// ([`slim::SlimPod`]: the admission policy reads the host's pod list this way, skipping the
+    /// document tree; serde_json's recursion limit bounds its depth). Read as a `kind: Pod`
+    /// document with these fields would be, except that unknown fields cannot be reported (the
+    /// type has dropped them).
+    Pod(Box<slim::SlimPod>),
 }
 
 /// [`load_values`] for objects some of which are typed Pods ([`Object::Pod`]); each object's

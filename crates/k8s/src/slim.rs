@@ -1,18 +1,20 @@
-//! Bound pods cut down to the fields the loader reads from them (`convert/pod.rs`
-//! `convert_pod`, `load/workloads.rs` `add_pod`), parsed straight into their API types: a real
-//! pod's env, volume contents, probes and condition messages are skipped while parsing instead of being
-//! allocated, and no JSON document tree is built in between ([`crate::Object::Pod`]). The
-//! admission policy reads the host's pod lists this way (its `tests/slim.rs` checks that a
-//! slimmed pod loads exactly like the whole one on every seed cluster).
+//! Pods cut down to the fields the loader reads from them, each in its API type. Every pod the
+//! loader converts goes through [`SlimPod`] (`convert/pod.rs` converts a slim pod, and a whole
+//! pod is slimmed by moving these fields out of it: `SlimPod::from`), so a pod parsed straight
+//! into it loads as the whole pod does by construction. Parsed from JSON, a real pod's env,
+//! volume contents, probes and condition messages are skipped instead of being allocated, and no
+//! JSON document tree is built in between ([`crate::Object::Pod`]). The admission policy reads
+//! the host's pod lists this way (its `tests/slim.rs` checks that a slimmed pod, and one pruned
+//! to [`POD_FIELD_MASKS`], loads exactly like the whole one on every seed cluster).
 //!
-//! CAVEAT: a field the loader starts reading from bound pods must be added here (and to the
-//! policy's field masks).
+//! CAVEAT: a field the loader starts reading from pods must be added here, to `SlimPod::from`
+//! and to [`POD_FIELD_MASKS`].
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1 as core_api;
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{OwnerReference, Time};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -54,6 +56,8 @@ pub struct SlimMetadata {
     #[serde(default)]
     pub name: Option<String>,
     #[serde(default)]
+    pub generate_name: Option<String>,
+    #[serde(default)]
     pub namespace: Option<String>,
     #[serde(default)]
     pub labels: Option<BTreeMap<String, String>>,
@@ -89,7 +93,13 @@ pub struct SlimSpec {
     #[serde(default)]
     pub host_network: Option<bool>,
     #[serde(default)]
+    pub host_users: Option<bool>,
+    #[serde(default)]
+    pub runtime_class_name: Option<String>,
+    #[serde(default)]
     pub scheduling_gates: Option<Vec<core_api::PodSchedulingGate>>,
+    #[serde(default)]
+    pub resource_claims: Option<Vec<core_api::PodResourceClaim>>,
     /// Required, as in the API type (a pod without it is not a pod).
     pub containers: Vec<SlimContainer>,
     #[serde(default)]
@@ -133,6 +143,8 @@ pub struct SlimVolume {
     pub vsphere_volume: Option<core_api::VsphereVirtualDiskVolumeSource>,
     #[serde(default)]
     pub portworx_volume: Option<core_api::PortworxVolumeSource>,
+    #[serde(default)]
+    pub image: Option<core_api::ImageVolumeSource>,
 }
 
 /// The container fields scheduling reads.
@@ -149,6 +161,8 @@ pub struct SlimContainer {
     pub ports: Option<Vec<core_api::ContainerPort>>,
     #[serde(default)]
     pub restart_policy: Option<String>,
+    #[serde(default)]
+    pub restart_policy_rules: Option<Vec<core_api::ContainerRestartRule>>,
 }
 
 /// The `status` fields scheduling reads.
@@ -225,23 +239,24 @@ impl SlimPod {
     pub fn from_value(pod: &Value) -> Result<SlimPod, serde_json::Error> {
         SlimPod::deserialize(pod)
     }
+}
 
-    /// The pod in its API type, every field the slim pod does not have left unset (moved, not
-    /// copied).
-    fn into_pod(self) -> core_api::Pod {
-        let m = self.metadata;
-        core_api::Pod {
-            metadata: ObjectMeta {
+impl From<core_api::Pod> for SlimPod {
+    /// The fields scheduling reads, moved out of the whole pod (the rest is dropped).
+    fn from(pod: core_api::Pod) -> SlimPod {
+        let m = pod.metadata;
+        SlimPod {
+            metadata: SlimMetadata {
                 name: m.name,
+                generate_name: m.generate_name,
                 namespace: m.namespace,
                 labels: m.labels,
                 owner_references: m.owner_references,
                 deletion_timestamp: m.deletion_timestamp,
                 uid: m.uid,
                 creation_timestamp: m.creation_timestamp,
-                ..ObjectMeta::default()
             },
-            spec: self.spec.map(|spec| core_api::PodSpec {
+            spec: pod.spec.map(|spec| SlimSpec {
                 node_name: spec.node_name,
                 priority: spec.priority,
                 priority_class_name: spec.priority_class_name,
@@ -250,7 +265,10 @@ impl SlimPod {
                 resources: spec.resources,
                 node_selector: spec.node_selector,
                 host_network: spec.host_network,
+                host_users: spec.host_users,
+                runtime_class_name: spec.runtime_class_name,
                 scheduling_gates: spec.scheduling_gates,
+                resource_claims: spec.resource_claims,
                 containers: spec.containers.into_iter().map(container).collect(),
                 init_containers: spec
                     .init_containers
@@ -261,19 +279,17 @@ impl SlimPod {
                 volumes: spec
                     .volumes
                     .map(|list| list.into_iter().map(volume).collect()),
-                ..core_api::PodSpec::default()
             }),
-            status: self.status.map(|status| core_api::PodStatus {
+            status: pod.status.map(|status| SlimStatus {
                 phase: status.phase,
                 nominated_node_name: status.nominated_node_name,
                 start_time: status.start_time,
                 conditions: status.conditions.map(|list| {
                     list.into_iter()
-                        .map(|c| core_api::PodCondition {
+                        .map(|c| SlimCondition {
                             type_: c.type_,
                             status: c.status,
                             reason: c.reason,
-                            ..core_api::PodCondition::default()
                         })
                         .collect()
                 }),
@@ -281,36 +297,34 @@ impl SlimPod {
                 init_container_statuses: status.init_container_statuses.map(container_statuses),
                 resources: status.resources,
                 allocated_resources: status.allocated_resources,
-                ..core_api::PodStatus::default()
             }),
         }
     }
 }
 
-fn container_statuses(list: Vec<SlimContainerStatus>) -> Vec<core_api::ContainerStatus> {
+fn container_statuses(list: Vec<core_api::ContainerStatus>) -> Vec<SlimContainerStatus> {
     list.into_iter()
-        .map(|c| core_api::ContainerStatus {
+        .map(|c| SlimContainerStatus {
             name: c.name,
             resources: c.resources,
             allocated_resources: c.allocated_resources,
-            ..core_api::ContainerStatus::default()
         })
         .collect()
 }
 
-fn container(c: SlimContainer) -> core_api::Container {
-    core_api::Container {
+fn container(c: core_api::Container) -> SlimContainer {
+    SlimContainer {
         name: c.name,
         image: c.image,
         resources: c.resources,
         ports: c.ports,
         restart_policy: c.restart_policy,
-        ..core_api::Container::default()
+        restart_policy_rules: c.restart_policy_rules,
     }
 }
 
-fn volume(v: SlimVolume) -> core_api::Volume {
-    core_api::Volume {
+fn volume(v: core_api::Volume) -> SlimVolume {
+    SlimVolume {
         name: v.name,
         persistent_volume_claim: v.persistent_volume_claim,
         ephemeral: v.ephemeral,
@@ -323,17 +337,17 @@ fn volume(v: SlimVolume) -> core_api::Volume {
         azure_file: v.azure_file,
         vsphere_volume: v.vsphere_volume,
         portworx_volume: v.portworx_volume,
-        ..core_api::Volume::default()
+        image: v.image,
     }
 }
 
 impl From<SlimPod> for Object {
     fn from(pod: SlimPod) -> Object {
-        Object::Pod(Box::new(pod.into_pod()))
+        Object::Pod(Box::new(pod))
     }
 }
 
-/// The pod fields the loader reads from a bound pod, as Kubewarden host-capability field masks
+/// The pod fields the loader reads, as Kubewarden host-capability field masks
 /// (SDK 0.17 `ListAllResourcesRequest::field_masks`: dotted paths through objects and,
 /// implicitly, arrays; a path keeps its whole subtree): exactly the fields of [`SlimPod`]. The
 /// admission policy asks its host for them, and `spreadlab-cluster` prunes the bound pods it reads
@@ -343,6 +357,7 @@ impl From<SlimPod> for Object {
 /// like the whole one.
 pub const POD_FIELD_MASKS: &[&str] = &[
     "metadata.name",
+    "metadata.generateName",
     "metadata.namespace",
     "metadata.labels",
     "metadata.ownerReferences",
@@ -357,17 +372,22 @@ pub const POD_FIELD_MASKS: &[&str] = &[
     "spec.resources",
     "spec.nodeSelector",
     "spec.hostNetwork",
+    "spec.hostUsers",
+    "spec.runtimeClassName",
     "spec.schedulingGates",
+    "spec.resourceClaims",
     "spec.containers.name",
     "spec.containers.image",
     "spec.containers.resources",
     "spec.containers.ports",
     "spec.containers.restartPolicy",
+    "spec.containers.restartPolicyRules",
     "spec.initContainers.name",
     "spec.initContainers.image",
     "spec.initContainers.resources",
     "spec.initContainers.ports",
     "spec.initContainers.restartPolicy",
+    "spec.initContainers.restartPolicyRules",
     "spec.tolerations",
     "spec.affinity",
     "spec.topologySpreadConstraints",
@@ -383,6 +403,7 @@ pub const POD_FIELD_MASKS: &[&str] = &[
     "spec.volumes.azureFile",
     "spec.volumes.vsphereVolume",
     "spec.volumes.portworxVolume",
+    "spec.volumes.image",
     "status.phase",
     "status.nominatedNodeName",
     "status.startTime",
@@ -453,23 +474,53 @@ mod tests {
                 "containers": [{"name": "c", "env": [{"name": "A", "value": "b"}]}]},
             "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True", "message": "m", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
         });
-        let pod = SlimPod::from_value(&pod).unwrap().into_pod();
+        let pod = SlimPod::from_value(&pod).unwrap();
         let spec = pod.spec.as_ref().unwrap();
         let volumes = spec.volumes.as_ref().unwrap();
         assert_eq!(volumes[0].name, "v");
-        assert!(volumes[0].empty_dir.is_none());
-        assert!(spec.containers[0].env.is_none());
+        assert_eq!(spec.containers[0].name, "c");
         assert_eq!(spec.node_name.as_deref(), Some("n"));
-        let conditions = pod.status.as_ref().unwrap().conditions.as_ref().unwrap();
+        let status = pod.status.as_ref().unwrap();
+        let conditions = status.conditions.as_ref().unwrap();
         assert_eq!(
-            (
-                conditions[0].type_.as_str(),
-                conditions[0].message.as_deref()
-            ),
-            ("Ready", None)
+            (conditions[0].type_.as_str(), conditions[0].status.as_str()),
+            ("Ready", "True")
         );
-        assert!(conditions[0].last_transition_time.is_none());
-        assert_eq!(pod.status.unwrap().phase.as_deref(), Some("Running"));
-        assert!(pod.metadata.annotations.is_none());
+        assert_eq!(status.phase.as_deref(), Some("Running"));
+        // What is not read has no field to land in: the debug form names none of it.
+        let shown = format!("{pod:?}");
+        for skipped in [
+            "annotations",
+            "emptyDir",
+            "empty_dir",
+            "env",
+            "message",
+            "2026-01-01",
+        ] {
+            assert!(!shown.contains(skipped), "{skipped} kept: {shown}");
+        }
+    }
+
+    #[test]
+    fn a_whole_pod_slims_to_what_its_json_slims_to() {
+        let pod = serde_json::json!({
+            "metadata": {"name": "p", "generateName": "p-", "namespace": "ns", "uid": "u",
+                "labels": {"app": "a"}, "annotations": {"x": "y"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "r", "controller": true}]},
+            "spec": {"nodeName": "n", "priority": 5, "hostUsers": false, "runtimeClassName": "gvisor",
+                "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}],
+                "volumes": [{"name": "v", "image": {"reference": "r:1"}}, {"name": "w", "emptyDir": {}}],
+                "containers": [{"name": "c", "image": "i", "env": [{"name": "A", "value": "b"}],
+                    "restartPolicy": "Always", "restartPolicyRules": [{"action": "RestartAllContainers",
+                        "exitCodes": {"operator": "In", "values": [42]}}],
+                    "resources": {"requests": {"cpu": "1"}}, "ports": [{"containerPort": 80, "hostPort": 8080}]}],
+                "tolerations": [{"key": "k", "operator": "Exists"}]},
+            "status": {"phase": "Running", "startTime": "2026-01-01T00:00:00Z",
+                "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "m"}],
+                "containerStatuses": [{"name": "c", "ready": true, "restartCount": 0, "image": "i", "imageID": "",
+                    "allocatedResources": {"cpu": "1"}}]}
+        });
+        let whole: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod.clone()).unwrap();
+        assert_eq!(SlimPod::from(whole), SlimPod::from_value(&pod).unwrap());
     }
 }

@@ -127,9 +127,10 @@ pub(crate) fn cluster_violations(
         }
     }
     if let Some(settled) = settled_current.as_ref().filter(|_| needs_lint) {
-        let findings = lint::lint(settled, &options);
+        // Only the enforced rules are checked (the analyses behind the others are not run).
         let enforced: BTreeSet<&str> = settings.lint_rules.iter().map(String::as_str).collect();
-        for finding in findings.iter().filter(|f| enforced.contains(f.rule)) {
+        let findings = lint::lint_rules(settled, &options, &|rule| enforced.contains(rule));
+        for finding in &findings {
             violations.push(format!("[{}] {}", finding.rule, finding.message));
         }
     }

@@ -6,8 +6,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::slim::{POD_FIELD_MASKS, SERVICE_FIELD_MASKS, SlimPod, SlimPodList};
-use crate::snapshot::{self, ClusterSource, Resource, SourceError};
+use crate::slim::SlimPod;
+use crate::snapshot::{self, ClusterSource, Resource, SourceError, field_masks};
 
 /// The waPC binding, namespace and operation of the call.
 pub const HOST_CALL: (&str, &str, &str) = ("kubewarden", "kubernetes", "list_resources_all");
@@ -25,40 +25,17 @@ struct ListAllResourcesRequest<'a> {
     field_masks: Option<&'a [&'a str]>,
 }
 
-/// The field masks sent for a kind: Pods and Services are pruned to what the policy reads
-/// (`crate::slim`); Nodes, Namespaces, PriorityClasses and PDBs are small and sent whole.
-pub fn field_masks(resource: Resource) -> Option<&'static [&'static str]> {
-    if resource == snapshot::POD {
-        Some(POD_FIELD_MASKS)
-    } else if resource == snapshot::SERVICE {
-        Some(SERVICE_FIELD_MASKS)
-    } else {
-        None
-    }
-}
-
 /// The cluster as the Kubewarden host's watch caches see it.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HostCluster;
 
 impl ClusterSource for HostCluster {
     fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError> {
-        let answer = list_call(resource)?;
-        let list: Value = serde_json::from_slice(&answer).map_err(|e| SourceError {
-            resource,
-            message: format!("the host's answer is not JSON: {e}"),
-        })?;
-        snapshot::list_items(resource, list)
+        snapshot::read_list(resource, &list_call(resource)?)
     }
 
     fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError> {
-        let answer = list_call(snapshot::POD)?;
-        // Parsed straight into the fields scheduling reads, in their API types (crate::slim).
-        let list: SlimPodList = serde_json::from_slice(&answer).map_err(|e| SourceError {
-            resource: snapshot::POD,
-            message: format!("the host's answer is not a PodList: {e}"),
-        })?;
-        Ok(list.items)
+        snapshot::read_pod_list(&list_call(snapshot::POD)?)
     }
 }
 

@@ -4,8 +4,10 @@
 
 use core::fmt;
 
-use serde_json::Value;
-use spreadlab_k8s::slim::SlimPod;
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+use spreadlab_k8s::slim::{POD_FIELD_MASKS, SERVICE_FIELD_MASKS, SlimPod, SlimPodList};
 
 /// A kind the policy reads from the cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -135,6 +137,37 @@ pub trait ClusterSource {
     fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError>;
 }
 
+/// The field masks sent for a kind: Pods and Services are pruned to what the policy reads
+/// (`crate::slim`); Nodes, Namespaces, PriorityClasses and PDBs are small and sent whole.
+pub fn field_masks(resource: Resource) -> Option<&'static [&'static str]> {
+    if resource == POD {
+        Some(POD_FIELD_MASKS)
+    } else if resource == SERVICE {
+        Some(SERVICE_FIELD_MASKS)
+    } else {
+        None
+    }
+}
+
+/// A host's answer to a list call (a JSON Kubernetes List), read as the module reads it.
+pub fn read_list(resource: Resource, answer: &[u8]) -> Result<Vec<Value>, SourceError> {
+    let list: Value = serde_json::from_slice(answer).map_err(|e| SourceError {
+        resource,
+        message: format!("the host's answer is not JSON: {e}"),
+    })?;
+    list_items(resource, list)
+}
+
+/// A host's answer to the Pod list call, parsed straight into the fields scheduling reads, in
+/// their API types (`crate::slim`), as the module reads it.
+pub fn read_pod_list(answer: &[u8]) -> Result<Vec<SlimPod>, SourceError> {
+    let list: SlimPodList = serde_json::from_slice(answer).map_err(|e| SourceError {
+        resource: POD,
+        message: format!("the host's answer is not a PodList: {e}"),
+    })?;
+    Ok(list.items)
+}
+
 /// Sets `apiVersion` and `kind` on a List item that lacks them (the API server's List items
 /// carry none; the loader dispatches on `kind`).
 pub fn with_type(resource: Resource, mut item: Value) -> Value {
@@ -239,5 +272,64 @@ impl ClusterSource for FixtureCluster {
                 })
             })
             .collect()
+    }
+}
+
+/// A cluster answered as the Kubewarden host answers the module: each kind's List as JSON bytes,
+/// pruned to the policy's field masks, read with [`read_list`] and [`read_pod_list`] as the
+/// module reads them (benchmarks and profilers see the module's whole read, natively).
+#[derive(Clone, Debug, Default)]
+pub struct AnsweredCluster {
+    answers: BTreeMap<&'static str, Vec<u8>>,
+}
+
+impl AnsweredCluster {
+    /// The answers a host holding `cluster`'s objects gives (items without `apiVersion` and
+    /// `kind`, as the API server lists them).
+    pub fn new(cluster: &FixtureCluster) -> AnsweredCluster {
+        let answers = CONTEXT_AWARE_RESOURCES
+            .iter()
+            .map(|&resource| {
+                let masks = field_masks(resource).unwrap_or_default();
+                let items: Vec<Value> = cluster
+                    .objects
+                    .iter()
+                    .filter(|o| o.get("kind").and_then(Value::as_str) == Some(resource.kind))
+                    .map(|o| {
+                        let mut item = spreadlab_k8s::slim::prune(o, masks);
+                        if let Value::Object(map) = &mut item {
+                            map.remove("apiVersion");
+                            map.remove("kind");
+                        }
+                        item
+                    })
+                    .collect();
+                let list = json!({
+                    "apiVersion": resource.api_version,
+                    "kind": format!("{}List", resource.kind),
+                    "metadata": {"resourceVersion": "1"},
+                    "items": items,
+                });
+                (resource.kind, serde_json::to_vec(&list).unwrap_or_default())
+            })
+            .collect();
+        AnsweredCluster { answers }
+    }
+
+    /// The bytes answered for `resource`'s list.
+    pub fn answer(&self, resource: Resource) -> &[u8] {
+        self.answers
+            .get(resource.kind)
+            .map_or(&b"{\"items\":null}"[..], Vec::as_slice)
+    }
+}
+
+impl ClusterSource for AnsweredCluster {
+    fn list(&self, resource: Resource) -> Result<Vec<Value>, SourceError> {
+        read_list(resource, self.answer(resource))
+    }
+
+    fn list_pods(&self) -> Result<Vec<SlimPod>, SourceError> {
+        read_pod_list(self.answer(POD))
     }
 }

@@ -99,7 +99,10 @@ fn every_scheduling_field_survives() {
             "nodeName": "n1", "priority": 7, "priorityClassName": "high", "preemptionPolicy": "Never",
             "overhead": {"cpu": "100m"}, "resources": {"requests": {"cpu": "1"}},
             "nodeSelector": {"disk": "ssd"}, "hostNetwork": true, "schedulingGates": [{"name": "g"}],
+            "hostUsers": false, "resourceClaims": [{"name": "gpu", "resourceClaimName": "claim"}],
             "containers": [{"name": "c", "image": "i:1", "env": [{"name": "A", "value": "b"}],
+                "restartPolicy": "Never", "restartPolicyRules": [{"action": "RestartAllContainers",
+                    "exitCodes": {"operator": "In", "values": [42]}}],
                 "resources": {"requests": {"cpu": "2", "nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}},
                 "ports": [{"containerPort": 80, "hostPort": 8080, "hostIP": "10.0.0.1", "protocol": "UDP"}]}],
             "initContainers": [{"name": "s", "image": "side:1", "restartPolicy": "Always",
@@ -111,7 +114,7 @@ fn every_scheduling_field_survives() {
                     {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}},
             "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
                 "labelSelector": {"matchLabels": {"app": "a"}}, "minDomains": 2, "matchLabelKeys": ["pod-template-hash"]}],
-            "volumes": [{"name": "v", "emptyDir": {}}]
+            "volumes": [{"name": "v", "emptyDir": {}}, {"name": "m", "image": {"reference": "model:1"}}]
         },
         "status": {"phase": "Running", "nominatedNodeName": "n2", "startTime": "2026-01-01T00:00:00Z",
             "conditions": [{"type": "Ready", "status": "True"}]}

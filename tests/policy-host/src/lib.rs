@@ -115,28 +115,24 @@ impl Cluster {
                 if let Some((_, bytes)) = self.raw.iter().find(|(k, _)| k == kind) {
                     return Ok(bytes.clone());
                 }
-                // Field masks (SDK 0.17): the host prunes each object to the masked paths.
-                let masks: Vec<Vec<&str>> = request["field_masks"]
+                // Field masks (SDK 0.17): the host prunes each object to the masked paths, as
+                // policy-server does: every object of the kind cloned from its watch cache, then
+                // pruned in place with a tree of the masks (kubewarden-controller,
+                // crates/policy-evaluator/src/callback_handler/kubernetes/client.rs
+                // `list_resources_from_reflector` and `field_mask.rs` `prune_in_place`).
+                let masks = request["field_masks"]
                     .as_array()
-                    .map(|masks| {
-                        masks
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .map(|m| m.split('.').collect())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let masks: Vec<&[&str]> = masks.iter().map(Vec::as_slice).collect();
+                    .map(|masks| MaskNode::new(masks.iter().filter_map(Value::as_str)));
                 let items: Vec<Value> = self
                     .objects
                     .iter()
                     .filter(|o| o["kind"] == kind)
                     .map(|o| {
-                        if masks.is_empty() {
-                            o.clone()
-                        } else {
-                            prune(o, &masks)
+                        let mut item = o.clone();
+                        if let Some(masks) = &masks {
+                            masks.prune_in_place(&mut item);
                         }
+                        item
                     })
                     .collect();
                 Ok(serde_json::to_vec(&json!({
@@ -151,29 +147,41 @@ impl Cluster {
     }
 }
 
-/// `value` pruned to dotted field-mask paths, as the Kubewarden host does (objects keep the
-/// masked keys, a path ending at a key keeps its subtree, arrays are traversed).
-fn prune(value: &Value, paths: &[&[&str]]) -> Value {
-    if paths.iter().any(|p| p.is_empty()) {
-        return value.clone();
-    }
-    match value {
-        Value::Array(items) => Value::Array(items.iter().map(|i| prune(i, paths)).collect()),
-        Value::Object(map) => {
-            let mut out = serde_json::Map::new();
-            for (key, child) in map {
-                let below: Vec<&[&str]> = paths
-                    .iter()
-                    .filter(|p| p[0] == key)
-                    .map(|p| &p[1..])
-                    .collect();
-                if !below.is_empty() {
-                    out.insert(key.clone(), prune(child, &below));
-                }
+/// A tree of dotted field-mask paths, pruning as Kubewarden's host does (policy-evaluator's
+/// `FieldMaskNode`: objects keep the masked keys, a path ending at a key keeps its subtree,
+/// arrays are traversed, a scalar is kept as it is).
+#[derive(Default)]
+struct MaskNode {
+    children: std::collections::BTreeMap<String, MaskNode>,
+}
+
+impl MaskNode {
+    fn new<'a>(paths: impl IntoIterator<Item = &'a str>) -> MaskNode {
+        let mut root = MaskNode::default();
+        for path in paths {
+            let mut node = &mut root;
+            for part in path.split('.') {
+                node = node.children.entry(part.to_owned()).or_default();
             }
-            Value::Object(out)
         }
-        _ => Value::Null,
+        root
+    }
+
+    fn prune_in_place(&self, value: &mut Value) {
+        if self.children.is_empty() {
+            return;
+        }
+        match value {
+            Value::Object(map) => map.retain(|key, child| match self.children.get(key) {
+                Some(node) => {
+                    node.prune_in_place(child);
+                    true
+                }
+                None => false,
+            }),
+            Value::Array(items) => items.iter_mut().for_each(|item| self.prune_in_place(item)),
+            _ => {}
+        }
     }
 }
 

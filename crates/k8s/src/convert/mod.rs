@@ -4,6 +4,7 @@
 
 mod node;
 mod pod;
+mod pod_validation;
 mod resize;
 mod selector;
 pub(crate) mod storage;

@@ -1,5 +1,6 @@
-//! `v1.Pod` to [`model::Pod`]: metadata, the scheduling-relevant spec and the status fields the
-//! scheduler reads, exactly as written (no defaulting).
+//! `v1.Pod` (the fields scheduling reads: [`crate::slim::SlimPod`]) to [`model::Pod`]: metadata,
+//! the scheduling-relevant spec and the status fields the scheduler reads, exactly as written (no
+//! defaulting).
 
 use k8s_openapi::api::core::v1 as api;
 use spreadlab_engine::model::{
@@ -9,9 +10,11 @@ use spreadlab_engine::model::{
     WhenUnsatisfiable,
 };
 
+use super::pod_validation::{spread_validation_error, validate_port};
 use super::selector::{label_selector, label_selector_error, node_selector_term};
-use super::{controller_owner, labels, namespace_or, nonnegative_resource_list, unsupported};
+use super::{nonnegative_resource_list, unsupported};
 use crate::error::ConvertError;
+use crate::slim::{SlimContainer, SlimMetadata, SlimPod, SlimStatus};
 
 /// The selector parse errors kept in a converted pod (terms the API server's validation rejects),
 /// as `(field path, message)` pairs. Loading user input reports them as errors.
@@ -55,66 +58,14 @@ pub fn selector_parse_errors(pod: &model::Pod) -> Vec<(String, String)> {
     errors
 }
 
-/// The first topology spread constraint rule of the API server's validation
-/// (pkg/apis/core/validation/validation.go `validateTopologySpreadConstraints`) that `pod`
-/// breaks, beyond those [`convert_pod`] enforces: an empty `topologyKey` (`ValidateTopologyKey`),
-/// a `{topologyKey, whenUnsatisfiable}` pair given twice (`ValidateSpreadConstraintNotRepeat`,
-/// reported on the first), a `matchLabelKeys` key also in the selector's `matchLabels`
-/// (`validateMatchLabelKeysInTopologySpread`; a `matchExpressions` entry on the key is what the
-/// API server's own merge of matchLabelKeys writes into pods, so it is not checked). Upstream's
-/// unit-test fixtures break some of these; they use the raw [`convert_pod`].
-fn spread_validation_error(pod: &api::Pod) -> Option<ConvertError> {
-    let constraints: Vec<&api::TopologySpreadConstraint> = pod
-        .spec
-        .as_ref()
-        .and_then(|s| s.topology_spread_constraints.as_ref())
-        .into_iter()
-        .flatten()
-        .collect();
-    for (index, constraint) in constraints.iter().enumerate() {
-        let path = format!("spec.topologySpreadConstraints[{index}]");
-        if constraint.topology_key.is_empty() {
-            return Some(ConvertError::new(
-                format!("{path}.topologyKey"),
-                "Required value: can not be empty",
-            ));
-        }
-        if constraints[index + 1..].iter().any(|other| {
-            other.topology_key == constraint.topology_key
-                && other.when_unsatisfiable == constraint.when_unsatisfiable
-        }) {
-            return Some(ConvertError::new(
-                format!("{path}.{{topologyKey, whenUnsatisfiable}}"),
-                format!(
-                    "Duplicate value: \"{{{}, {}}}\"",
-                    constraint.topology_key, constraint.when_unsatisfiable
-                ),
-            ));
-        }
-        let labels = constraint
-            .label_selector
-            .as_ref()
-            .and_then(|s| s.match_labels.as_ref());
-        for (i, key) in constraint.match_label_keys.iter().flatten().enumerate() {
-            if labels.is_some_and(|labels| labels.contains_key(key)) {
-                return Some(ConvertError::new(
-                    format!("{path}.matchLabelKeys[{i}]"),
-                    format!(
-                        "Invalid value: \"{key}\": exists in both matchLabelKeys and labelSelector"
-                    ),
-                ));
-            }
-        }
-    }
-    None
-}
-
-/// Converts a Pod and rejects selectors and spread constraints the API server's validation rejects (for user input).
+/// Converts a Pod (the fields scheduling reads: [`SlimPod`], from a whole pod by
+/// `SlimPod::from`) and rejects selectors and spread constraints the API server's validation
+/// rejects (for user input). Takes the pod: its strings, labels and selectors are moved.
 pub fn convert_pod_validated(
-    pod: &api::Pod,
+    pod: SlimPod,
     default_namespace: &str,
 ) -> Result<model::Pod, ConvertError> {
-    if let Some(error) = spread_validation_error(pod) {
+    if let Some(error) = spread_validation_error(&pod) {
         return Err(error);
     }
     let spec = pod.spec.as_ref();
@@ -131,7 +82,7 @@ pub fn convert_pod_validated(
             }
         }
     }
-    let converted = convert_pod(pod, default_namespace)?;
+    let converted = convert_slim(pod, default_namespace)?;
     match selector_parse_errors(&converted).into_iter().next() {
         Some((path, message)) => Err(ConvertError::new(path, message)),
         None => Ok(converted),
@@ -140,7 +91,7 @@ pub fn convert_pod_validated(
 
 /// Whether the first `DisruptionTarget` condition is True with reason `PreemptionByScheduler`
 /// (`podTerminatingByPreemption`, pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go).
-fn preempted_by_scheduler(status: Option<&api::PodStatus>) -> bool {
+fn preempted_by_scheduler(status: Option<&SlimStatus>) -> bool {
     status
         .and_then(|s| s.conditions.as_ref())
         .and_then(|conditions| conditions.iter().find(|c| c.type_ == "DisruptionTarget"))
@@ -153,21 +104,35 @@ fn preempted_by_scheduler(status: Option<&api::PodStatus>) -> bool {
 ///
 /// A pod without `metadata.namespace` gets `default_namespace`.
 pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod, ConvertError> {
-    let metadata = &pod.metadata;
-    let spec = pod.spec.clone().unwrap_or_default();
-    let status = pod.status.as_ref();
+    convert_slim(SlimPod::from(pod.clone()), default_namespace)
+}
+
+/// [`convert_pod`] of the fields scheduling reads, taking them: the strings and maps the model
+/// keeps as they are (names, labels, owner, node, node selector) are moved instead of copied.
+fn convert_slim(pod: SlimPod, default_namespace: &str) -> Result<model::Pod, ConvertError> {
+    let SlimPod {
+        mut metadata,
+        spec,
+        status,
+    } = pod;
+    let mut spec = spec.unwrap_or_default();
+    let status = status.as_ref();
+    let owner = controller_owner_taken(&mut metadata);
     let mut converted = model::Pod {
-        namespace: namespace_or(metadata, default_namespace),
-        name: metadata.name.clone().unwrap_or_default(),
-        uid: metadata.uid.clone().unwrap_or_default(),
-        labels: labels(metadata),
-        owner: controller_owner(metadata),
+        namespace: match metadata.namespace.take() {
+            Some(namespace) if !namespace.is_empty() => namespace,
+            _ => default_namespace.to_owned(),
+        },
+        name: metadata.name.take().unwrap_or_default(),
+        uid: metadata.uid.take().unwrap_or_default(),
+        labels: metadata.labels.take().unwrap_or_default(),
+        owner,
         priority: spec.priority.unwrap_or(0),
         preemption_policy: preemption_policy(
             spec.preemption_policy.as_deref(),
             "spec.preemptionPolicy",
         )?,
-        node_name: spec.node_name.clone().filter(|name| !name.is_empty()),
+        node_name: spec.node_name.take().filter(|name| !name.is_empty()),
         nominated_node_name: status
             .and_then(|s| s.nominated_node_name.clone())
             .filter(|name| !name.is_empty()),
@@ -187,7 +152,7 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
             spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
             "spec.resources.requests",
         )?,
-        node_selector: spec.node_selector.clone().unwrap_or_default(),
+        node_selector: spec.node_selector.take().unwrap_or_default(),
         host_network: spec.host_network.unwrap_or(false),
         host_users: spec.host_users,
         restarts_all_containers: spec
@@ -245,6 +210,20 @@ pub fn convert_pod(pod: &api::Pod, default_namespace: &str) -> Result<model::Pod
     Ok(converted)
 }
 
+/// The owner reference with `controller: true` (`super::controller_owner`), its strings moved.
+fn controller_owner_taken(metadata: &mut SlimMetadata) -> Option<model::OwnerRef> {
+    let owner = metadata
+        .owner_references
+        .iter_mut()
+        .flatten()
+        .find(|owner| owner.controller == Some(true))?;
+    Some(model::OwnerRef {
+        api_version: core::mem::take(&mut owner.api_version),
+        kind: core::mem::take(&mut owner.kind),
+        name: core::mem::take(&mut owner.name),
+    })
+}
+
 fn phase(phase: Option<&str>) -> Result<PodPhase, ConvertError> {
     Ok(match phase {
         None | Some("" | "Pending") => PodPhase::Pending,
@@ -281,7 +260,7 @@ pub(crate) fn preemption_policy(
 
 /// A container; `restartPolicy: Always` (on an init container) makes it a sidecar.
 pub(crate) fn convert_container(
-    container: &api::Container,
+    container: &SlimContainer,
     path: &str,
 ) -> Result<Container, ConvertError> {
     let resources = container.resources.as_ref();
@@ -310,45 +289,6 @@ pub(crate) fn convert_container(
         restart_policy_always: container.restart_policy.as_deref() == Some("Always"),
         status: None,
     })
-}
-
-/// A container port as the API server validates it (`validateContainerPorts`,
-/// pkg/apis/core/validation/validation.go): `containerPort` required and within
-/// `IsValidPortNum`'s range, a non-zero `hostPort` likewise, `protocol` one of TCP, UDP and SCTP
-/// (absent is defaulted to TCP). NodePorts reads these ports.
-fn validate_port(port: &api::ContainerPort, path: &str) -> Result<(), ConvertError> {
-    const RANGE: &str = "must be between 1 and 65535, inclusive";
-    if port.container_port == 0 {
-        return Err(ConvertError::new(
-            format!("{path}.containerPort"),
-            "Required value",
-        ));
-    }
-    if !(1..=65535).contains(&port.container_port) {
-        return Err(ConvertError::new(
-            format!("{path}.containerPort"),
-            format!("Invalid value: {}: {RANGE}", port.container_port),
-        ));
-    }
-    if let Some(host_port) = port.host_port.filter(|p| *p != 0)
-        && !(1..=65535).contains(&host_port)
-    {
-        return Err(ConvertError::new(
-            format!("{path}.hostPort"),
-            format!("Invalid value: {host_port}: {RANGE}"),
-        ));
-    }
-    if let Some(protocol) = port.protocol.as_deref()
-        && !matches!(protocol, "TCP" | "UDP" | "SCTP")
-    {
-        return Err(ConvertError::new(
-            format!("{path}.protocol"),
-            format!(
-                "Unsupported value: {protocol:?}: supported values: \"SCTP\", \"TCP\", \"UDP\""
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// A toleration: an empty operator is `Equal`, an empty effect matches every effect; `Lt`/`Gt` are

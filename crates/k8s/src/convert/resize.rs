@@ -10,6 +10,7 @@ use spreadlab_engine::model::{self, ResourceStatus};
 
 use super::nonnegative_resource_list;
 use crate::error::ConvertError;
+use crate::slim::SlimStatus;
 
 /// What the kubelet reports under `path` (a container status, or the pod's `status`): whether
 /// `resources` is set, `resources.requests` (actuated) and `allocatedResources`.
@@ -37,7 +38,7 @@ fn resource_status(
 /// resources and `PodResizePending` reason.
 pub(super) fn add_resize_status(
     converted: &mut model::Pod,
-    status: Option<&api::PodStatus>,
+    status: Option<&SlimStatus>,
 ) -> Result<(), ConvertError> {
     let Some(status) = status else {
         return Ok(());

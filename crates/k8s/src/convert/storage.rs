@@ -441,7 +441,9 @@ pub fn convert_capacity(
 }
 
 /// A pod's volumes, as the volume plugins see them.
-pub fn convert_volumes(volumes: Option<&Vec<api::Volume>>) -> Result<Vec<PodVolume>, ConvertError> {
+pub fn convert_volumes(
+    volumes: Option<&Vec<crate::slim::SlimVolume>>,
+) -> Result<Vec<PodVolume>, ConvertError> {
     let mut out = Vec::new();
     for (index, volume) in volumes.into_iter().flatten().enumerate() {
         let path = format!("spec.volumes[{index}]");

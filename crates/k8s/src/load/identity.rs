@@ -9,7 +9,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Loader, Place};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use super::{Failure, Loader, Place};
+use crate::admission;
 use crate::error::join_path;
 
 /// Where an object sits: source index, document index, path inside the document.
@@ -105,6 +108,34 @@ fn walk(
             }
         }
         _ => {}
+    }
+}
+
+/// `metadata.name`, or for `generateName` the prefix plus a stable stand-in suffix.
+pub(super) fn object_name(place: &Place, metadata: &ObjectMeta) -> Result<String, Failure> {
+    named(
+        place,
+        metadata.name.as_ref(),
+        metadata.generate_name.as_ref(),
+    )
+}
+
+/// [`object_name`] of `metadata.name` and `metadata.generateName`.
+pub(super) fn named(
+    place: &Place,
+    name: Option<&String>,
+    generate_name: Option<&String>,
+) -> Result<String, Failure> {
+    match (name, generate_name) {
+        (Some(name), _) if !name.is_empty() => Ok(name.clone()),
+        (_, Some(prefix)) if !prefix.is_empty() => {
+            let seed = format!("{}/{}/{prefix}", place.file, place.document.unwrap_or(0));
+            Ok(format!("{prefix}{}", &admission::template_hash(&seed)[..5]))
+        }
+        _ => Err(place.error(
+            Some("metadata.name"),
+            "Required value: name or generateName is required",
+        )),
     }
 }
 

@@ -7,7 +7,6 @@ use k8s_openapi::api::autoscaling::v2 as autoscaling;
 use k8s_openapi::api::core::v1 as core_api;
 use k8s_openapi::api::policy::v1 as policy;
 use k8s_openapi::api::scheduling::v1 as scheduling;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde_json::Value;
 use spreadlab_engine::analysis::rollout::RolloutSpec;
 use spreadlab_engine::model::{Namespace, Pod, PodDisruptionBudget, Selector, Service};
@@ -22,6 +21,7 @@ mod admission_objects;
 mod ceiling;
 mod fields;
 mod identity;
+use identity::{named, object_name};
 mod revisions;
 mod storage;
 mod validation;
@@ -176,21 +176,6 @@ pub(crate) struct Loader<'o> {
     source: usize,
     /// Kubelet minor versions already warned about (`LoadOptions::kubernetes_version`).
     kubelet_minors_warned: std::collections::BTreeSet<String>,
-}
-
-/// `metadata.name`, or for `generateName` the prefix plus a stable stand-in suffix.
-fn object_name(place: &Place, metadata: &ObjectMeta) -> Result<String, Failure> {
-    match (&metadata.name, &metadata.generate_name) {
-        (Some(name), _) if !name.is_empty() => Ok(name.clone()),
-        (_, Some(prefix)) if !prefix.is_empty() => {
-            let seed = format!("{}/{}/{prefix}", place.file, place.document.unwrap_or(0));
-            Ok(format!("{prefix}{}", &admission::template_hash(&seed)[..5]))
-        }
-        _ => Err(place.error(
-            Some("metadata.name"),
-            "Required value: name or generateName is required",
-        )),
-    }
 }
 
 impl<'o> Loader<'o> {
@@ -367,8 +352,8 @@ impl<'o> Loader<'o> {
                     .push(spreadlab_engine::model::Node { name, ..node });
             }
             "Pod" => {
-                let pod = self.typed(place, value)?;
-                self.add_pod(place, pod)?
+                let pod: core_api::Pod = self.typed(place, value)?;
+                self.add_pod(place, crate::slim::SlimPod::from(pod))?
             }
             "Namespace" => {
                 let namespace: core_api::Namespace = self.typed(place, value)?;

@@ -14,6 +14,7 @@ use crate::convert::{controller_owner, convert_pod_validated, label_selector, na
 use crate::error::InputError;
 use crate::polyaxon::{self, Component};
 use crate::revision::{Revision, fingerprint};
+use crate::slim::SlimPod;
 use crate::workload::{Origin, Workload, WorkloadKind};
 
 /// Errors inside the loader are boxed (an [`InputError`] is large); they are unboxed into
@@ -25,7 +26,7 @@ use super::*;
 
 impl Loader<'_> {
     /// [`Loader::add_document`] for a Pod already in its API type (`crate::Object::Pod`).
-    pub(crate) fn add_typed_pod(&mut self, file: &str, document: usize, pod: core_api::Pod) {
+    pub(crate) fn add_typed_pod(&mut self, file: &str, document: usize, pod: SlimPod) {
         if self.stopped || !self.count_object(&Place::document(file, document)) {
             return;
         }
@@ -47,17 +48,27 @@ impl Loader<'_> {
         }
     }
 
-    pub(super) fn add_pod(&mut self, place: &Place, pod: core_api::Pod) -> Result<(), Failure> {
-        let mut converted = convert_pod_validated(&pod, &self.options.default_namespace)
-            .map_err(|e| place.convert_error(e))?;
-        converted.name = object_name(place, &pod.metadata)?;
-        self.warn_in_tree_volumes(place, &converted, "spec.volumes");
+    pub(super) fn add_pod(&mut self, place: &Place, pod: SlimPod) -> Result<(), Failure> {
+        // What is read after the conversion, which takes the pod (its strings are moved).
+        let metadata = &pod.metadata;
+        let name = named(
+            place,
+            metadata.name.as_ref(),
+            metadata.generate_name.as_ref(),
+        );
         let spec = pod.spec.as_ref();
         let class_name = spec
             .and_then(|s| s.priority_class_name.clone())
             .filter(|name| !name.is_empty());
         let explicit_priority = spec.and_then(|s| s.priority);
         let explicit_preemption_policy = spec.is_some_and(|s| s.preemption_policy.is_some());
+        let runtime_class_name = spec.and_then(|s| s.runtime_class_name.clone());
+        // A pod the API server stored has a uid or a creation time.
+        let stored = pod.metadata.uid.is_some() || pod.metadata.creation_timestamp.is_some();
+        let mut converted = convert_pod_validated(pod, &self.options.default_namespace)
+            .map_err(|e| place.convert_error(e))?;
+        converted.name = name?;
+        self.warn_in_tree_volumes(place, &converted, "spec.volumes");
         if converted.node_name.is_some() {
             // A bound pod: the API server defaulted and admitted it when it was created. A
             // snapshot shows the result, on which admission changes nothing (it is idempotent);
@@ -68,11 +79,10 @@ impl Loader<'_> {
             self.loaded.cluster.pods.push(converted.into());
             // A pod the API server stored went through LimitRanger and RuntimeClass when it was
             // created (against the objects of that day); a hand-written one goes through them here.
-            let stored = pod.metadata.uid.is_some() || pod.metadata.creation_timestamp.is_some();
             if !stored {
                 self.to_admit.push(Admit {
                     target: Target::BoundPod(index),
-                    runtime_class_name: spec.and_then(|s| s.runtime_class_name.clone()),
+                    runtime_class_name: runtime_class_name.clone(),
                     place: place.clone(),
                     path: "spec",
                 });
@@ -96,7 +106,7 @@ impl Loader<'_> {
             return Ok(());
         }
         // An unbound pod the API server stored is already waiting in the scheduling queue.
-        converted.waiting = pod.metadata.uid.is_some() || pod.metadata.creation_timestamp.is_some();
+        converted.waiting = stored;
         let name = std::mem::take(&mut converted.name);
         self.push_workload(
             place,
@@ -112,7 +122,7 @@ impl Loader<'_> {
                 explicit_preemption_policy,
                 priority_path: "spec.priorityClassName",
                 rollout: None,
-                runtime_class_name: spec.and_then(|s| s.runtime_class_name.clone()),
+                runtime_class_name,
             },
         );
         Ok(())
@@ -149,7 +159,7 @@ impl Loader<'_> {
             spec: template.spec,
             status: None,
         };
-        let mut converted = convert_pod_validated(&pod, namespace)
+        let mut converted = convert_pod_validated(SlimPod::from(pod), namespace)
             .map_err(|e| place.convert_error(e.under("spec.template")))?;
         self.warn_in_tree_volumes(place, &converted, "spec.template.spec.volumes");
         converted.namespace = namespace.to_owned();
@@ -412,9 +422,10 @@ impl Loader<'_> {
                 .warnings
                 .push(place.warning(Some(path), message.clone()));
         }
-        let mut template = convert_pod_validated(&service.pod, &namespace).map_err(|error| {
-            place.error(Some(&polyaxon::component_path(&error.path)), error.message)
-        })?;
+        let mut template = convert_pod_validated(SlimPod::from(service.pod.clone()), &namespace)
+            .map_err(|error| {
+                place.error(Some(&polyaxon::component_path(&error.path)), error.message)
+            })?;
         template.name.clear();
         let spec = service.pod.spec.as_ref();
         self.push_workload(

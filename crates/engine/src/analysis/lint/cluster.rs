@@ -159,8 +159,12 @@ impl Checker<'_> {
                 self.anti_affinity_capacity(i, term, &eligible);
             }
         }
-        self.conflicts(options);
-        self.zone_loss(options);
+        if self.wants(&["spread-and-anti-affinity-conflict"]) {
+            self.conflicts(options);
+        }
+        if self.wants(&["zone-loss-not-survived", "pdb-violated"]) {
+            self.zone_loss(options);
+        }
     }
 
     pub(super) fn mixed_gpu_models(&mut self) {

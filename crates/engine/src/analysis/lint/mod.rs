@@ -232,6 +232,18 @@ fn spec_path(workload: &Workload) -> &'static str {
 /// reasons are read from their decisions, so `settled` needs a detail of at least
 /// [`crate::scheduler::Detail::PendingOnly`] for the conflict rule.
 pub fn lint(settled: &Settled, options: &Options) -> Vec<Finding> {
+    lint_rules(settled, options, &|_| true)
+}
+
+/// [`lint`] with only the rules `wanted` accepts (rule IDs of [`RULES`]): the findings of
+/// [`lint`] whose rule is wanted, in the same order, and the analyses behind the other rules
+/// (a zone lost, a rollout, the conflict's variants placed again) are not run. An admission
+/// policy that enforces a few rules asks for those.
+pub fn lint_rules(
+    settled: &Settled,
+    options: &Options,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Vec<Finding> {
     let workloads = settled.workloads();
     let cluster = &settled.scenario.cluster;
     let (snapshot, _) = Snapshot::new(&settled.cluster, options.profile.version);
@@ -246,6 +258,7 @@ pub fn lint(settled: &Settled, options: &Options) -> Vec<Finding> {
             snapshot: &snapshot,
             owners: &owners,
             workloads,
+            wanted,
             findings: Vec::new(),
         };
         out.static_rules(workloads);
@@ -271,10 +284,20 @@ struct Checker<'a> {
     snapshot: &'a Snapshot,
     owners: &'a crate::analysis::disruption::Ownership,
     workloads: &'a [Workload],
+    /// The rules asked for ([`lint_rules`]).
+    wanted: &'a dyn Fn(&str) -> bool,
     findings: Vec<Finding>,
 }
 impl Checker<'_> {
+    /// Whether any of these rules is asked for: the analyses behind a rule run only then.
+    fn wants(&self, ids: &[&str]) -> bool {
+        ids.iter().any(|id| (self.wanted)(id))
+    }
+
     fn push(&mut self, id: &'static str, path: Option<String>, message: String) {
+        if !(self.wanted)(id) {
+            return;
+        }
         let severity = rule(id).map_or(Severity::Warning, |r| r.severity);
         self.findings.push(Finding {
             rule: id,

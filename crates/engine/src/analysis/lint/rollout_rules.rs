@@ -63,6 +63,10 @@ impl Checker<'_> {
                 }
             }
         }
+        // The rest rolls the workload out (the analysis behind both rules).
+        if !self.wants(&["surge-needs-missing-gpu", "pdb-violated"]) {
+            return;
+        }
         // The replicas in place (the snapshot's, or on a fresh manifest the ones just placed
         // from this template) are the current revision; a fresh manifest is rolled to a changed
         // template (a new pod-template-hash).

@@ -57,7 +57,11 @@ impl Checker<'_> {
                         Some(path.clone()),
                         format!("`{selector}` does not match the pod template's labels: this term keeps the replicas away from those pods but does not spread them"),
                     );
-                    if let Some(last) = self.findings.last_mut() {
+                    if let Some(last) = self
+                        .findings
+                        .last_mut()
+                        .filter(|f| f.rule == "selector-misses-own-pods")
+                    {
                         last.severity = Severity::Note;
                     }
                 }

@@ -63,7 +63,27 @@ fn lint_of(
     for (workload, rollout) in workloads.iter_mut().zip(rollouts) {
         workload.rollout = rollout.clone();
     }
-    lint(&settled(cluster, &workloads, options), options)
+    checked_lint(&settled(cluster, &workloads, options), options)
+}
+
+/// [`lint`], after checking that [`lint_rules`] finds exactly its findings of the rules asked for,
+/// each rule alone and every rule but one (the analyses skipped for the others change nothing).
+fn checked_lint(settled: &Settled, options: &Options) -> Vec<Finding> {
+    let all = lint(settled, options);
+    for rule in RULES {
+        let only: Vec<&Finding> = all.iter().filter(|f| f.rule == rule.id).collect();
+        let asked = lint_rules(settled, options, &|id| id == rule.id);
+        assert_eq!(asked.iter().collect::<Vec<_>>(), only, "{} alone", rule.id);
+        let others: Vec<&Finding> = all.iter().filter(|f| f.rule != rule.id).collect();
+        let asked = lint_rules(settled, options, &|id| id != rule.id);
+        assert_eq!(
+            asked.iter().collect::<Vec<_>>(),
+            others,
+            "all but {}",
+            rule.id
+        );
+    }
+    all
 }
 
 fn three_zones() -> Cluster {
@@ -78,7 +98,7 @@ fn three_zones() -> Cluster {
 }
 
 fn rules_of(cluster: &Cluster, workloads: &[Workload]) -> Vec<&'static str> {
-    lint(
+    checked_lint(
         &settled(cluster, workloads, &Options::default()),
         &Options::default(),
     )

@@ -43,7 +43,9 @@ impl Checker<'_> {
             .iter()
             .any(|c| c.topology_key == LABEL_ZONE || c.topology_key == LABEL_REGION);
         // Both rules are about a zone spread the volumes override.
-        if !spreads_zones {
+        if !spreads_zones
+            || !self.wants(&["immediate-binding-with-zone-spread", "volumes-in-one-zone"])
+        {
             return;
         }
         let storage = self.settled.cluster.storage.clone();
