@@ -297,40 +297,46 @@ pub(crate) fn split(text: &str, limit: usize) -> Vec<Segment> {
 /// Counts alias uses (`*name` at the start of a token, outside comments and quoted scalars on the
 /// same line). An over-count only matters past [`MAX_ALIASES`]; the value budget is the real bound.
 fn count_aliases(text: &str) -> usize {
-    let mut count = 0;
     // Most lines have no `*` at all (found at memchr speed).
     if !text.as_bytes().contains(&b'*') {
         return 0;
     }
-    for line in text.lines().filter(|line| line.as_bytes().contains(&b'*')) {
-        let mut quote: Option<char> = None;
-        let mut previous = ' ';
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            match quote {
-                Some('"') if c == '\\' => {
-                    chars.next();
-                }
-                Some(open) if c == open => quote = None,
-                Some(_) => {}
-                None => {
-                    let token_start = matches!(previous, ' ' | '\t' | '[' | '{' | ',');
-                    if token_start && (c == '"' || c == '\'') {
-                        quote = Some(c);
-                    } else if token_start && c == '#' {
-                        break;
-                    } else if token_start
-                        && c == '*'
-                        && chars.peek().is_some_and(|n| {
-                            !n.is_whitespace() && !matches!(n, '*' | ',' | '[' | ']' | '{' | '}')
-                        })
-                    {
-                        count += 1;
-                    }
+    text.lines().map(line_aliases).sum()
+}
+
+/// [`count_aliases`] of one line (without its line break).
+fn line_aliases(line: &str) -> usize {
+    if !line.as_bytes().contains(&b'*') {
+        return 0;
+    }
+    let mut count = 0;
+    let mut quote: Option<char> = None;
+    let mut previous = ' ';
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some('"') if c == '\\' => {
+                chars.next();
+            }
+            Some(open) if c == open => quote = None,
+            Some(_) => {}
+            None => {
+                let token_start = matches!(previous, ' ' | '\t' | '[' | '{' | ',');
+                if token_start && (c == '"' || c == '\'') {
+                    quote = Some(c);
+                } else if token_start && c == '#' {
+                    break;
+                } else if token_start
+                    && c == '*'
+                    && chars.peek().is_some_and(|n| {
+                        !n.is_whitespace() && !matches!(n, '*' | ',' | '[' | ']' | '{' | '}')
+                    })
+                {
+                    count += 1;
                 }
             }
-            previous = c;
         }
+        previous = c;
     }
     count
 }

@@ -150,45 +150,42 @@ impl DocumentCache {
     pub fn warm_up(&mut self, text: &str, options: &crate::LoadOptions) -> Warmup {
         let limits = options.limits();
         self.limit_depth(&limits);
-        let mut pieces = Vec::new();
+        let mut documents = Vec::new();
         // As `load` reads it: a byte order mark is not content; an oversized text is not read.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if text.len() <= options.max_bytes && !crate::raw::looks_like_json(text) {
-            for segment in super::split(text, limits.max_documents) {
-                if segment.index >= limits.max_documents {
-                    break;
-                }
-                let body = &text[segment.start..segment.end];
-                match list::item_limits(&limits).zip(list::split(body)) {
-                    Some((item_limits, split)) => pieces.extend(
-                        split
-                            .items
-                            .into_iter()
-                            .map(|item| Piece::Item(item, item_limits)),
-                    ),
-                    None => pieces.push(Piece::Document(segment.start..segment.end)),
-                }
-            }
+            documents = super::split(text, limits.max_documents)
+                .into_iter()
+                .take_while(|segment| segment.index < limits.max_documents)
+                .map(|segment| segment.start..segment.end)
+                .collect();
         }
-        let total = pieces.iter().map(|p| p.len()).sum();
+        let bytes: usize = documents.iter().map(|d| d.len()).sum();
         // Room for the new text: what the cache holds now is of an older one.
-        if self.bytes + total > MAX_CACHED_BYTES {
+        if self.bytes + bytes > MAX_CACHED_BYTES {
             self.entries.clear();
             self.items.clear();
             self.bytes = 0;
         }
         Warmup {
-            pieces,
+            documents,
+            next_document: 0,
+            splitting: None,
+            item_limits: list::item_limits(&limits),
+            pieces: Vec::new(),
             next: 0,
-            done: 0,
-            total,
+            planned: 0,
+            parsed: 0,
+            pieces_bytes: 0,
+            bytes,
             limits,
         }
     }
 
-    /// Parses the next pieces of a [`Warmup`] into the cache, at least one and about `max_bytes`
-    /// of text, and tells how far it is. Pieces parse as the next read through the cache will
-    /// (and are kept for it); `text` is the text `warm_up` was given.
+    /// Parses the next pieces of a [`Warmup`] into the cache, at least one step and about
+    /// `max_bytes` of text, and tells how far it is. A big List is first taken apart into its
+    /// items, a slice at a time too; pieces parse as the next read through the cache will (and
+    /// are kept for it); `text` is the text `warm_up` was given.
     pub fn warm(&mut self, warmup: &mut Warmup, text: &str, max_bytes: usize) -> WarmupProgress {
         // Kept until a read uses them (reads meanwhile do not drop them); the last read's
         // counts stay.
@@ -196,13 +193,20 @@ impl DocumentCache {
         let last = self.last;
         // The text `warm_up` planned: after its byte order mark.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let start = warmup.done;
-        while let Some(piece) = warmup.pieces.get(warmup.next) {
-            if warmup.done > start && warmup.done - start >= max_bytes {
+        let start = warmup.progress().done;
+        loop {
+            let spent = warmup.progress().done - start;
+            if spent > 0 && spent >= max_bytes {
                 break;
             }
+            if warmup.plan(text, max_bytes - spent) {
+                continue;
+            }
+            let Some(piece) = warmup.pieces.get(warmup.next) else {
+                break;
+            };
             warmup.next += 1;
-            warmup.done += piece.len();
+            warmup.parsed += piece.len();
             match piece {
                 Piece::Item(item, limits) => self.cached(item, limits, true, generation),
                 Piece::Document(range) => {
@@ -211,10 +215,7 @@ impl DocumentCache {
             };
         }
         self.last = last;
-        WarmupProgress {
-            done: warmup.done,
-            total: warmup.total,
-        }
+        warmup.progress()
     }
 
     /// Ends a read: only the documents it read are kept.
@@ -235,18 +236,88 @@ impl DocumentCache {
     }
 }
 
-/// A text being read into a [`DocumentCache`] in slices: its documents, and the items of its big
-/// `kind: List` documents, in order.
+/// A text being read in slices ([`DocumentCache::warm_up`]): its documents, each big List taken
+/// apart into its items as the slices reach it, then every piece parsed.
 #[derive(Debug)]
 pub struct Warmup {
+    /// The documents' byte ranges, and the next one to plan.
+    documents: Vec<core::ops::Range<usize>>,
+    next_document: usize,
+    /// A List document being taken apart.
+    splitting: Option<(core::ops::Range<usize>, list::Splitting)>,
+    /// The limits a List item is read under (`None`: items are not read apart).
+    item_limits: Option<Limits>,
+    /// What to parse, planned so far, and the next one.
     pieces: Vec<Piece>,
     next: usize,
-    done: usize,
-    total: usize,
+    /// Bytes of text planned (documents looked at), parsed (of pieces), and in the pieces.
+    planned: usize,
+    parsed: usize,
+    pieces_bytes: usize,
+    /// Bytes of the documents.
+    bytes: usize,
     limits: Limits,
 }
 
-/// How far a [`Warmup`] is, in bytes of text parsed.
+impl Warmup {
+    /// How far it is: planning counts each document's bytes once, parsing each piece's; until
+    /// every document is planned, the pieces still to find are counted as their documents' text.
+    fn progress(&self) -> WarmupProgress {
+        let unplanned = self.bytes - self.planned;
+        WarmupProgress {
+            done: self.planned + self.parsed,
+            total: self.bytes + self.pieces_bytes + unplanned,
+        }
+    }
+
+    /// Plans about `max_bytes` more of the text, or `false` when every document is planned.
+    fn plan(&mut self, text: &str, max_bytes: usize) -> bool {
+        let (range, mut splitting) = match self.splitting.take() {
+            Some(current) => current,
+            None => {
+                let Some(range) = self.documents.get(self.next_document).cloned() else {
+                    return false;
+                };
+                self.next_document += 1;
+                let body = &text[range.clone()];
+                match self.item_limits.and_then(|_| list::Splitting::start(body)) {
+                    Some(splitting) => (range, splitting),
+                    None => {
+                        self.planned += range.len();
+                        self.push(Piece::Document(range));
+                        return true;
+                    }
+                }
+            }
+        };
+        let before = splitting.scanned();
+        let step = splitting.advance(&text[range.clone()], max_bytes);
+        self.planned += splitting.scanned() - before;
+        match step {
+            list::Step::More => self.splitting = Some((range, splitting)),
+            list::Step::Done(split) => {
+                // The rest of the document (a last line the scan stopped before).
+                self.planned += range.len() - splitting.scanned();
+                match (split, self.item_limits) {
+                    (Some(split), Some(limits)) => {
+                        for item in split.items {
+                            self.push(Piece::Item(item, limits));
+                        }
+                    }
+                    _ => self.push(Piece::Document(range)),
+                }
+            }
+        }
+        true
+    }
+
+    fn push(&mut self, piece: Piece) {
+        self.pieces_bytes += piece.len();
+        self.pieces.push(piece);
+    }
+}
+
+/// How far a [`Warmup`] is, in bytes of text taken apart and parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WarmupProgress {
     /// Bytes parsed so far.

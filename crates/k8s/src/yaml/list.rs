@@ -9,7 +9,8 @@
 //! refused whenever that might not hold, and the caller then parses the whole document as before:
 //! - the document has an alias (`*name`): an item could refer to another item's anchor;
 //! - a lone `\r` (a line break to YAML) or a byte order mark past the start;
-//! - a quote, bracket or block scalar before `items:` (it could hold an `items:` line);
+//! - a quote, bracket or block scalar before `items:` (it could hold an `items:` line), or an
+//!   `items:` line past the first 64 KiB (kubectl writes it second);
 //! - an item that does not begin with a plain key (a scalar item: a block scalar's indentation
 //!   indicator counts from the sequence's indentation, not the item's);
 //! - a line in the items is neither an item's `- `, indented as an item's inside, nor empty (a
@@ -24,11 +25,15 @@
 
 use serde_json::Value;
 
-use super::{BodyParse, count_aliases, parse_whole};
+use super::{BodyParse, line_aliases, parse_whole};
 use crate::raw::Limits;
 
 /// Documents shorter than this are parsed whole (splitting one buys nothing).
 pub(crate) const MIN_SPLIT_BYTES: usize = 256 << 10;
+
+/// A document whose `items:` line starts past this byte is parsed whole (kubectl writes
+/// `apiVersion` and then `items`).
+const MAX_HEAD_BYTES: usize = 64 << 10;
 
 /// A List document taken apart: its skeleton (the document without its items) and each item's
 /// text moved two columns left.
@@ -110,50 +115,120 @@ pub(crate) fn list_item_starts(body: &str) -> Option<Vec<usize>> {
 /// Takes a `kind: List` document apart at its column-0 items, or `None` when it is not one that
 /// can safely be read item by item (see the module's notes).
 pub(crate) fn split(body: &str) -> Option<ListSplit> {
-    if body.len() < MIN_SPLIT_BYTES || !body.contains("\nitems:") || !plain_text(body) {
-        return None;
+    let mut splitting = Splitting::start(body)?;
+    loop {
+        if let Step::Done(split) = splitting.advance(body, usize::MAX) {
+            return split;
+        }
     }
-    let mut skeleton = String::new();
-    let mut items: Vec<String> = Vec::new();
-    let mut starts = Vec::new();
-    let mut offset = 0;
-    // Before `items:`, inside the items, after them.
-    #[derive(PartialEq)]
-    enum Part {
-        Head,
-        Items,
-        Tail,
+}
+
+/// Where a [`Splitting`] is in the document.
+#[derive(Debug, PartialEq)]
+enum Part {
+    /// Before `items:`.
+    Head,
+    /// Inside the items.
+    Items,
+    /// After them.
+    Tail,
+}
+
+/// A [`split`] in progress, resumable: a caller that must not block (a browser's main thread)
+/// takes a big document apart a slice at a time ([`Splitting::advance`]), with the same result.
+#[derive(Debug)]
+pub(crate) struct Splitting {
+    /// Bytes of the document scanned.
+    offset: usize,
+    part: Part,
+    /// An item's `- ` and the indentation of its other lines: kubectl writes `- ` at column 0;
+    /// `  - ` (items indented under `items:`) is read the same way, moved two more columns.
+    entry: String,
+    inner: String,
+    /// An `&` and a `*` seen (an alias needs an anchor).
+    ampersand: bool,
+    star: bool,
+    split: ListSplit,
+}
+
+/// What [`Splitting::advance`] got to.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// More of the document is left.
+    More,
+    /// The document is scanned: its split, or `None` when it cannot be read item by item.
+    Done(Option<ListSplit>),
+}
+
+impl Splitting {
+    /// Starts taking `body` apart, or `None` when it cannot be (too short, no `items:`, or text
+    /// that could tie items together).
+    pub(crate) fn start(body: &str) -> Option<Splitting> {
+        (body.len() >= MIN_SPLIT_BYTES).then(|| Splitting {
+            offset: 0,
+            part: Part::Head,
+            entry: String::new(),
+            inner: String::new(),
+            ampersand: false,
+            star: false,
+            split: ListSplit::empty(),
+        })
     }
-    let mut part = Part::Head;
-    // The items' `- ` and their other lines: kubectl writes `- ` at column 0; `  - ` (items
-    // indented under `items:`) is read the same way, moved two more columns.
-    let (mut entry, mut inner) = (String::new(), String::new());
-    for line in body.split_inclusive('\n') {
+
+    /// Bytes of the document scanned so far.
+    pub(crate) fn scanned(&self) -> usize {
+        self.offset
+    }
+
+    /// Scans the next lines of `body` (the text `start` was given), at least one and about
+    /// `max_bytes`.
+    pub(crate) fn advance(&mut self, body: &str, max_bytes: usize) -> Step {
+        let from = self.offset;
+        for line in body[from..].split_inclusive('\n') {
+            if self.offset > from && self.offset - from >= max_bytes {
+                return Step::More;
+            }
+            let at = self.offset;
+            self.offset += line.len();
+            if self.line(line, at).is_none() {
+                return Step::Done(None);
+            }
+        }
+        let done = self.part != Part::Head && !self.split.items.is_empty();
+        Step::Done(done.then(|| std::mem::replace(&mut self.split, ListSplit::empty())))
+    }
+
+    /// Takes one line (starting at byte `at`); `None` refuses the split.
+    fn line(&mut self, line: &str, at: usize) -> Option<()> {
+        self.plain_line(line, at)?;
         let bare = line.trim_end_matches(['\n', '\r']);
-        let at = offset;
-        offset += line.len();
-        match part {
+        let split = &mut self.split;
+        match self.part {
             Part::Head => {
+                // kubectl writes `items:` second; a long head is not what it prints.
+                if at > MAX_HEAD_BYTES {
+                    return None;
+                }
                 // A quote, bracket or block scalar before `items:` could hold an `items:` line.
                 let trimmed = bare.trim_start();
                 if !trimmed.starts_with('#') && bare.contains(['"', '\'', '[', '{', '|', '>']) {
                     return None;
                 }
-                skeleton.push_str(line);
+                split.skeleton.push_str(line);
                 if bare == "items:" {
-                    part = Part::Items;
+                    self.part = Part::Items;
                 }
             }
             Part::Items => {
-                if entry.is_empty() {
+                if self.entry.is_empty() {
                     let indent = line.len() - line.trim_start_matches(' ').len();
                     if indent > 8 || !line[indent..].starts_with("- ") {
                         return None;
                     }
-                    entry = format!("{}- ", " ".repeat(indent));
-                    inner = " ".repeat(indent + 2);
+                    self.entry = format!("{}- ", " ".repeat(indent));
+                    self.inner = " ".repeat(indent + 2);
                 }
-                if let Some(rest) = line.strip_prefix(entry.as_str()) {
+                if let Some(rest) = line.strip_prefix(self.entry.as_str()) {
                     check_moved(rest)?;
                     // An item must be a mapping whose first key is plain: a scalar item (a
                     // block scalar's indentation is counted from the sequence, not the item).
@@ -162,18 +237,18 @@ pub(crate) fn split(body: &str) -> Option<ListSplit> {
                     if !key || !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
                         return None;
                     }
-                    items.push(String::from(rest));
-                    starts.push(at);
-                } else if let Some(rest) = line.strip_prefix(inner.as_str()) {
+                    split.items.push(String::from(rest));
+                    split.starts.push(at);
+                } else if let Some(rest) = line.strip_prefix(self.inner.as_str()) {
                     check_moved(rest)?;
-                    items.last_mut()?.push_str(rest);
+                    split.items.last_mut()?.push_str(rest);
                 } else if bare.is_empty() {
-                    items.last_mut()?.push_str(line);
+                    split.items.last_mut()?.push_str(line);
                 } else if line.starts_with([' ', '\t', '#', '-']) {
                     return None;
                 } else {
-                    skeleton.push_str(line);
-                    part = Part::Tail;
+                    split.skeleton.push_str(line);
+                    self.part = Part::Tail;
                 }
             }
             Part::Tail => {
@@ -181,38 +256,62 @@ pub(crate) fn split(body: &str) -> Option<ListSplit> {
                 if line.starts_with("- ") || line.starts_with("items:") {
                     return None;
                 }
-                skeleton.push_str(line);
+                split.skeleton.push_str(line);
             }
         }
+        Some(())
     }
-    (part != Part::Head && !items.is_empty()).then_some(ListSplit {
-        skeleton,
-        items,
-        starts,
-    })
 }
 
-/// Whether the document has nothing that could tie one item to another or make the parser see
-/// other lines than `split` does: no alias (an anchor and a `*` both present are refused, as
-/// alias detection outside a parser is approximate), no lone `\r` (a line break to YAML), no
-/// byte order mark past the start.
-fn plain_text(body: &str) -> bool {
-    if count_aliases(body) > 0 || (body.contains('&') && body.contains('*')) {
-        return false;
+impl Splitting {
+    /// Whether a line has nothing that could tie one item to another or make the parser see
+    /// other lines than the split does: no alias (and no `&` and `*` both in the document, as
+    /// alias detection outside a parser is approximate), no lone `\r` (a line break to YAML), no
+    /// byte order mark past the document's start.
+    fn plain_line(&mut self, line: &str, at: usize) -> Option<()> {
+        // Most lines hold none of the bytes the checks look for (`0xEF` begins a byte order
+        // mark): one pass over them.
+        if !line
+            .bytes()
+            .any(|b| matches!(b, b'&' | b'*' | b'\r' | 0xEF))
+        {
+            return Some(());
+        }
+        let text = line.strip_suffix('\n').unwrap_or(line);
+        if line_aliases(text.strip_suffix('\r').unwrap_or(text)) > 0 {
+            return None;
+        }
+        self.ampersand |= line.contains('&');
+        self.star |= line.contains('*');
+        if self.ampersand && self.star {
+            return None;
+        }
+        let after_mark = if at == 0 {
+            line.strip_prefix('\u{feff}').unwrap_or(line)
+        } else {
+            line
+        };
+        if after_mark.contains('\u{feff}') {
+            return None;
+        }
+        let bytes = line.as_bytes();
+        let lone_cr = line.contains('\r')
+            && bytes
+                .iter()
+                .enumerate()
+                .any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+        (!lone_cr).then_some(())
     }
-    if body
-        .strip_prefix('\u{feff}')
-        .unwrap_or(body)
-        .contains('\u{feff}')
-    {
-        return false;
+}
+
+impl ListSplit {
+    fn empty() -> ListSplit {
+        ListSplit {
+            skeleton: String::new(),
+            items: Vec::new(),
+            starts: Vec::new(),
+        }
     }
-    let bytes = body.as_bytes();
-    !body.contains('\r')
-        || !bytes
-            .iter()
-            .enumerate()
-            .any(|(at, &b)| b == b'\r' && bytes.get(at + 1) != Some(&b'\n'))
 }
 
 /// Refuses a line that would mean something else at column 0: a document marker, a directive or

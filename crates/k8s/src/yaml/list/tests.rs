@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::super::{BodyParse, parse_body, parse_whole, split as split_documents};
-use super::{MIN_SPLIT_BYTES, split};
+use super::{MIN_SPLIT_BYTES, Splitting, Step, split};
 use crate::raw::Limits;
 
 const LIMITS: Limits = Limits {
@@ -344,4 +344,47 @@ fn a_kubectl_list_keeps_its_keys_in_order() {
         .map(String::as_str)
         .collect();
     assert_eq!(keys, ["apiVersion", "items", "kind", "metadata"]);
+}
+
+#[test]
+fn a_list_taken_apart_in_slices_is_taken_apart_the_same() {
+    let items = [
+        "- a: 1\n  b: [x, y]\n".to_string(),
+        "- c: |\n    text\n\n    more\n  d: 2\n".to_string(),
+    ];
+    let refused_late = list_of(&items) + "- a: 1\n b: 2\n";
+    let head = "x: 1\n".repeat((64 << 10) / 5 + 1);
+    let long_head =
+        list_of(&items).replacen("apiVersion: v1\n", &format!("apiVersion: v1\n{head}"), 1);
+    let cases = [
+        (list_of(&items), true),
+        (list_of(&items).replace('\n', "\r\n"), true),
+        // Refused at its last line, and refused for its long head (read whole either way).
+        (refused_late, false),
+        (long_head, false),
+    ];
+    for (list, splits) in cases {
+        let whole = split(&list);
+        assert_eq!(whole.is_some(), splits);
+        for max_bytes in [1, 7, 100, 4096, usize::MAX] {
+            let mut splitting = Splitting::start(&list).expect("big enough");
+            let mut steps = 0;
+            let sliced = loop {
+                steps += 1;
+                let before = splitting.scanned();
+                match splitting.advance(&list, max_bytes) {
+                    Step::More => assert!(splitting.scanned() > before, "each step scans"),
+                    Step::Done(split) => break split,
+                }
+            };
+            assert_eq!(
+                format!("{sliced:?}"),
+                format!("{whole:?}"),
+                "slices of {max_bytes}"
+            );
+            if max_bytes == 100 && splits {
+                assert!(steps > list.len() / 200, "{steps} steps of about 100 bytes");
+            }
+        }
+    }
 }
