@@ -276,12 +276,18 @@ impl ClusterSource for FixtureCluster {
 }
 
 /// A cluster answered as the Kubewarden host answers the module: each kind's List as JSON bytes,
-/// pruned to the policy's field masks, read with [`read_list`] and [`read_pod_list`] as the
-/// module reads them (benchmarks and profilers see the module's whole read, natively).
+/// read with [`read_list`] and [`read_pod_list`] as the module reads them (benchmarks and
+/// profilers see the module's whole read, natively). Each object is as policy-server's watch
+/// cache keeps it: `managedFields` and the last-applied annotation cleared, its metadata whole,
+/// the rest pruned to the field masks (kubewarden-controller,
+/// `crates/policy-evaluator/src/callback_handler/kubernetes/reflector.rs` `modify_object`).
 #[derive(Clone, Debug, Default)]
 pub struct AnsweredCluster {
     answers: BTreeMap<&'static str, Vec<u8>>,
 }
+
+/// The annotation `kubectl apply` writes, which policy-server's watch cache drops.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 impl AnsweredCluster {
     /// The answers a host holding `cluster`'s objects gives (items without `apiVersion` and
@@ -290,16 +296,27 @@ impl AnsweredCluster {
         let answers = CONTEXT_AWARE_RESOURCES
             .iter()
             .map(|&resource| {
-                let masks = field_masks(resource).unwrap_or_default();
+                // The metadata is not pruned (a `DynamicObject`'s masks apply to its data).
+                let masks: Vec<&str> = field_masks(resource)
+                    .map(|masks| masks.iter().copied().chain(["metadata"]).collect())
+                    .unwrap_or_default();
                 let items: Vec<Value> = cluster
                     .objects
                     .iter()
                     .filter(|o| o.get("kind").and_then(Value::as_str) == Some(resource.kind))
                     .map(|o| {
-                        let mut item = spreadlab_k8s::slim::prune(o, masks);
+                        let mut item = spreadlab_k8s::slim::prune(o, &masks);
                         if let Value::Object(map) = &mut item {
                             map.remove("apiVersion");
                             map.remove("kind");
+                            if let Some(Value::Object(metadata)) = map.get_mut("metadata") {
+                                metadata.remove("managedFields");
+                                if let Some(Value::Object(annotations)) =
+                                    metadata.get_mut("annotations")
+                                {
+                                    annotations.remove(LAST_APPLIED);
+                                }
+                            }
                         }
                         item
                     })

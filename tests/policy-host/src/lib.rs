@@ -72,6 +72,9 @@ pub struct Cluster {
     pub calls: Vec<(String, Value)>,
     /// Time spent answering host calls (building and serialising the lists).
     pub answering: Duration,
+    /// Each list asked for so far (kind and field masks), as policy-server's watch cache for it
+    /// holds the objects ([`stored`]); emptied with the objects.
+    pub stores: std::collections::HashMap<String, Vec<Value>>,
 }
 
 impl Cluster {
@@ -115,26 +118,29 @@ impl Cluster {
                 if let Some((_, bytes)) = self.raw.iter().find(|(k, _)| k == kind) {
                     return Ok(bytes.clone());
                 }
-                // Field masks (SDK 0.17): the host prunes each object to the masked paths, as
-                // policy-server does: every object of the kind cloned from its watch cache, then
-                // pruned in place with a tree of the masks (kubewarden-controller,
-                // crates/policy-evaluator/src/callback_handler/kubernetes/client.rs
-                // `list_resources_from_reflector` and `field_mask.rs` `prune_in_place`).
-                let masks = request["field_masks"]
+                // As policy-server answers (kubewarden-controller, crates/policy-evaluator):
+                // a reflector per list keeps the objects with `managedFields` and the
+                // last-applied annotation cleared and everything but the metadata pruned to the
+                // field masks (`callback_handler/kubernetes/reflector.rs` `modify_object`,
+                // `field_mask.rs` `prune_in_place`), built on the first call; each call clones
+                // every stored object and serialises the list (`client.rs`
+                // `list_resources_from_reflector`: no cache of the answer between calls).
+                let masks: Vec<&str> = request["field_masks"]
                     .as_array()
-                    .map(|masks| MaskNode::new(masks.iter().filter_map(Value::as_str)));
-                let items: Vec<Value> = self
-                    .objects
-                    .iter()
-                    .filter(|o| o["kind"] == kind)
-                    .map(|o| {
-                        let mut item = o.clone();
-                        if let Some(masks) = &masks {
-                            masks.prune_in_place(&mut item);
-                        }
-                        item
-                    })
-                    .collect();
+                    .map(|masks| masks.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let key = format!("{kind}|{}", masks.join(","));
+                if !self.stores.contains_key(&key) {
+                    let tree = MaskNode::new(masks.iter().copied());
+                    let store = self
+                        .objects
+                        .iter()
+                        .filter(|o| o["kind"] == kind)
+                        .map(|o| stored(o, &tree))
+                        .collect();
+                    self.stores.insert(key.clone(), store);
+                }
+                let items: Vec<Value> = self.stores[&key].clone();
                 Ok(serde_json::to_vec(&json!({
                     "apiVersion": api_version,
                     "kind": format!("{kind}List"),
@@ -145,6 +151,38 @@ impl Cluster {
             _ => Err(format!("unexpected host call {binding}/{namespace}/{operation}").into()),
         }
     }
+}
+
+/// `object` as policy-server's reflector stores it: `metadata.managedFields` cleared, the
+/// `kubectl.kubernetes.io/last-applied-configuration` annotation removed, and the object's
+/// data (all but `apiVersion`, `kind` and `metadata`: a `DynamicObject`'s `data`) pruned to the
+/// masks (no masks: all kept).
+fn stored(object: &Value, masks: &MaskNode) -> Value {
+    let mut object = object.clone();
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        if let Some(fields) = metadata.get_mut("managedFields") {
+            *fields = json!([]);
+        }
+        if let Some(annotations) = metadata
+            .get_mut("annotations")
+            .and_then(Value::as_object_mut)
+        {
+            annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
+        }
+    }
+    if let (false, Value::Object(map)) = (masks.children.is_empty(), &mut object) {
+        map.retain(|key, value| match key.as_str() {
+            "apiVersion" | "kind" | "metadata" => true,
+            _ => match masks.children.get(key) {
+                Some(node) => {
+                    node.prune_in_place(value);
+                    true
+                }
+                None => false,
+            },
+        });
+    }
+    object
 }
 
 /// A tree of dotted field-mask paths, pruning as Kubewarden's host does (policy-evaluator's
@@ -255,6 +293,7 @@ impl PolicyHost {
     pub fn set_cluster(&self, objects: Vec<Value>) {
         let mut cluster = self.cluster.lock().unwrap();
         cluster.objects = objects;
+        cluster.stores.clear();
         cluster.failing.clear();
         cluster.raw.clear();
         cluster.calls.clear();
