@@ -29,6 +29,6 @@ echo "== policy: waPC host integration tests (tests/policy-host)"
 start=$(date +%s)
 export CARGO_TARGET_DIR="$host_target" SPREADLAB_POLICY_WASM="$wasm" SPREADLAB_POLICY_FAULTS_WASM="$faults"
 (cd tests/policy-host && cargo test --locked -- --skip evaluation_time)
-echo "== policy: evaluation time on 1,000 nodes / 10,000 pods (alone, 2 s budget)"
+echo "== policy: evaluation time on 1,000 nodes / 10,000 pods (2 s budget) and 5,000 / 50,000 (10 s), alone"
 (cd tests/policy-host && cargo test --locked -q -- evaluation_time --test-threads=1 --nocapture)
 echo "policy: host tests done in $(( $(date +%s) - start )) s"
