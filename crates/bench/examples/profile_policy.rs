@@ -46,13 +46,12 @@ fn main() {
         );
         return;
     }
-    let answered = spreadlab_policy::snapshot::AnsweredCluster::new(&cluster);
-    let source: &dyn spreadlab_policy::ClusterSource =
-        if args.get(3).map(String::as_str) == Some("answered") {
-            &answered
-        } else {
-            &cluster
-        };
+    let answered = (args.get(3).map(String::as_str) == Some("answered"))
+        .then(|| spreadlab_policy::snapshot::AnsweredCluster::new(&cluster));
+    let source: &dyn spreadlab_policy::ClusterSource = match &answered {
+        Some(answered) => answered,
+        None => &cluster,
+    };
     for _ in 0..5 {
         let start = Instant::now();
         let decision = spreadlab_policy::decide_payload(&payload, source);

@@ -243,8 +243,8 @@ pub struct Warmup {
     /// The documents' byte ranges, and the next one to plan.
     documents: Vec<core::ops::Range<usize>>,
     next_document: usize,
-    /// A List document being taken apart.
-    splitting: Option<(core::ops::Range<usize>, list::Splitting)>,
+    /// A List document being taken apart, and the limits its items are read under.
+    splitting: Option<(core::ops::Range<usize>, list::Splitting, Limits)>,
     /// The limits a List item is read under (`None`: items are not read apart).
     item_limits: Option<Limits>,
     /// What to parse, planned so far, and the next one.
@@ -272,7 +272,7 @@ impl Warmup {
 
     /// Plans about `max_bytes` more of the text, or `false` when every document is planned.
     fn plan(&mut self, text: &str, max_bytes: usize) -> bool {
-        let (range, mut splitting) = match self.splitting.take() {
+        let (range, mut splitting, limits) = match self.splitting.take() {
             Some(current) => current,
             None => {
                 let Some(range) = self.documents.get(self.next_document).cloned() else {
@@ -280,8 +280,8 @@ impl Warmup {
                 };
                 self.next_document += 1;
                 let body = &text[range.clone()];
-                match self.item_limits.and_then(|_| list::Splitting::start(body)) {
-                    Some(splitting) => (range, splitting),
+                match self.item_limits.zip(list::Splitting::start(body)) {
+                    Some((limits, splitting)) => (range, splitting, limits),
                     None => {
                         self.planned += range.len();
                         self.push(Piece::Document(range));
@@ -294,17 +294,17 @@ impl Warmup {
         let step = splitting.advance(&text[range.clone()], max_bytes);
         self.planned += splitting.scanned() - before;
         match step {
-            list::Step::More => self.splitting = Some((range, splitting)),
+            list::Step::More => self.splitting = Some((range, splitting, limits)),
             list::Step::Done(split) => {
                 // The rest of the document (a last line the scan stopped before).
                 self.planned += range.len() - splitting.scanned();
-                match (split, self.item_limits) {
-                    (Some(split), Some(limits)) => {
+                match split {
+                    Some(split) => {
                         for item in split.items {
                             self.push(Piece::Item(item, limits));
                         }
                     }
-                    _ => self.push(Piece::Document(range)),
+                    None => self.push(Piece::Document(range)),
                 }
             }
         }

@@ -161,8 +161,8 @@ pub(crate) enum Step {
 }
 
 impl Splitting {
-    /// Starts taking `body` apart, or `None` when it cannot be (too short, no `items:`, or text
-    /// that could tie items together).
+    /// Starts taking `body` apart, or `None` when it is too short to be worth it (what refuses a
+    /// split in its text is found line by line, by [`Splitting::advance`]).
     pub(crate) fn start(body: &str) -> Option<Splitting> {
         (body.len() >= MIN_SPLIT_BYTES).then(|| Splitting {
             offset: 0,
