@@ -2,13 +2,17 @@
 //! where the scheduler puts them (one simulation in queue order, `schedule_one.go` per pod).
 //! Settled once, it is what the simulation report and every analysis start from.
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 
+use crate::framework::Snapshot;
 use crate::model::{Cluster, Pod, Scenario, Workload};
 use crate::scheduler::{self, Detail, Options, PodDecision, Simulation};
+use crate::version::KubeVersion;
 
 /// The settled scenario: the input with every workload's missing replicas scheduled and bound.
 #[derive(Clone, Debug)]
@@ -30,6 +34,26 @@ pub struct Settled {
     pub owners: Vec<usize>,
     /// The per-node detail the decisions carry.
     pub detail: Detail,
+    /// `Snapshot::new` of [`Settled::cluster`], built by the first analysis that asks for it
+    /// ([`Settled::snapshot`]) and shared by the others.
+    snapshot: SharedSnapshot,
+}
+
+/// A settled cluster's `Snapshot::new`, built once on demand for one Kubernetes version.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SharedSnapshot(OnceCell<Snapshot>);
+
+impl SharedSnapshot {
+    /// `Snapshot::new(cluster, version)`: the one kept here when it is for `version` (built now
+    /// if none is), a new one otherwise. `cluster` must be the cluster this one is kept for.
+    fn get(&self, cluster: &Cluster, version: KubeVersion) -> Cow<'_, Snapshot> {
+        let kept = self.0.get_or_init(|| Snapshot::new(cluster, version).0);
+        if kept.version == version {
+            Cow::Borrowed(kept)
+        } else {
+            Cow::Owned(Snapshot::new(cluster, version).0)
+        }
+    }
 }
 
 /// What an analysis follows in a settled cluster: every workload, or one of them
@@ -45,6 +69,19 @@ pub struct Placement<'a> {
     pub members: &'a [Vec<String>],
     /// Per followed workload: its Pending replicas.
     pub pending: &'a [Vec<(Pod, PodDecision)>],
+    /// The settled cluster's shared snapshot, when borrowed from a [`Settled`].
+    pub(crate) shared: Option<&'a SharedSnapshot>,
+}
+
+impl<'a> Placement<'a> {
+    /// `Snapshot::new` of the settled cluster (shared with the other analyses of the same
+    /// [`Settled`]: the caller clones it to change it).
+    pub fn snapshot(self, version: KubeVersion) -> Cow<'a, Snapshot> {
+        match self.shared {
+            Some(shared) => shared.get(self.cluster, version),
+            None => Cow::Owned(Snapshot::new(self.cluster, version).0),
+        }
+    }
 }
 
 impl Settled {
@@ -55,7 +92,14 @@ impl Settled {
             workloads: &self.scenario.workloads,
             members: &self.members,
             pending: &self.pending,
+            shared: Some(&self.snapshot),
         }
+    }
+
+    /// `Snapshot::new` of [`Settled::cluster`] for `version`, built once and shared by the
+    /// analyses that read the settled cluster (lint, a failure sweep): clone it to change it.
+    pub fn snapshot(&self, version: KubeVersion) -> Cow<'_, Snapshot> {
+        self.snapshot.get(&self.cluster, version)
     }
 
     /// Workload `index` alone (the others' pods stay bound where they are); `None` when there
@@ -67,6 +111,7 @@ impl Settled {
             workloads: self.scenario.workloads.get(one.clone())?,
             members: self.members.get(one.clone())?,
             pending: self.pending.get(one)?,
+            shared: Some(&self.snapshot),
         })
     }
 
@@ -173,6 +218,7 @@ pub fn settle(scenario: Scenario, options: &Options) -> Settled {
         simulation: placed.simulation,
         owners: placed.owners,
         detail: options.detail,
+        snapshot: SharedSnapshot::default(),
     }
 }
 

@@ -172,6 +172,7 @@ pub fn stalemates(settled: &Settled, options: &Options) -> StalemateReport {
             workloads,
             members: &explained.members,
             pending: &explained.pending,
+            shared: None,
         }
     } else {
         settled.placement()

@@ -2,6 +2,7 @@
 //! (each failure derives its own from it instead of building one from the cluster), the zone of
 //! every node and of every followed replica.
 
+use alloc::borrow::Cow;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -11,18 +12,18 @@ use crate::framework::Snapshot;
 use crate::version::KubeVersion;
 
 /// The settled cluster's snapshot and zones, shared by the failures of a sweep.
-pub(super) struct Base {
-    /// `Snapshot::new` of the settled cluster.
-    pub(super) snapshot: Snapshot,
+pub(super) struct Base<'a> {
+    /// `Snapshot::new` of the settled cluster (the settled scenario's shared one, when it has it).
+    pub(super) snapshot: Cow<'a, Snapshot>,
     /// Node name to zone.
     pub(super) zone_of_node: BTreeMap<String, String>,
     /// Followed replica (`namespace/name`) to the zone of its node.
     zone_of_member: BTreeMap<String, String>,
 }
 
-impl Base {
-    pub(super) fn new(settled: Placement<'_>, version: KubeVersion) -> Base {
-        let (snapshot, _) = Snapshot::new(settled.cluster, version);
+impl<'a> Base<'a> {
+    pub(super) fn new(settled: Placement<'a>, version: KubeVersion) -> Base<'a> {
+        let snapshot = settled.snapshot(version);
         let zone_of_node: BTreeMap<String, String> = settled
             .cluster
             .nodes

@@ -342,7 +342,7 @@ fn fail_with(
     let mut snapshot = match mode {
         FailureMode::Removed => base.snapshot.without_nodes(&failed_nodes),
         FailureMode::Unreachable => {
-            let mut snapshot = base.snapshot.clone();
+            let mut snapshot = crate::framework::Snapshot::clone(&base.snapshot);
             for &id in &gone_ids {
                 snapshot.remove(id);
             }

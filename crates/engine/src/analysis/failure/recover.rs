@@ -44,7 +44,7 @@ pub(super) fn recover(
     }
     // The settled cluster without the pods that were on the failed nodes (which are back, as
     // they were, empty), with the replicas placed since.
-    let mut snapshot = base.snapshot.clone();
+    let mut snapshot = crate::framework::Snapshot::clone(&base.snapshot);
     for &id in &after.gone {
         snapshot.remove(id);
     }

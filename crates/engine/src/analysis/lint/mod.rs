@@ -246,7 +246,7 @@ pub fn lint_rules(
 ) -> Vec<Finding> {
     let workloads = settled.workloads();
     let cluster = &settled.scenario.cluster;
-    let (snapshot, _) = Snapshot::new(&settled.cluster, options.profile.version);
+    let snapshot = settled.snapshot(options.profile.version);
     let owners = crate::analysis::disruption::Ownership::of(settled.placement());
     let mut findings = Vec::new();
     for (index, workload) in workloads.iter().enumerate() {
