@@ -96,12 +96,6 @@ pub(crate) fn join_path(prefix: &str, path: &str) -> String {
     }
 }
 
-/// A serde path as text, empty for the document root (which `serde_path_to_error` shows as `.`).
-pub(crate) fn path_text(path: &serde_path_to_error::Path) -> String {
-    let text = path.to_string();
-    if text == "." { String::new() } else { text }
-}
-
 /// The shared `file:line:col: document N (Kind ns/name): path: message` layout.
 #[allow(clippy::too_many_arguments)]
 fn write_located(

@@ -12,7 +12,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::error::{join_path, path_text};
+use crate::error::join_path;
 
 /// The name Polyaxon gives the main container when the component names none.
 pub(crate) const MAIN_CONTAINER: &str = "polyaxon-main";
@@ -101,12 +101,8 @@ pub(crate) fn read_component(
             .entry("name")
             .or_insert_with(|| Value::String(MAIN_CONTAINER.to_owned()));
     }
-    let run: Run = serde_path_to_error::deserialize(run).map_err(|error| {
-        (
-            join_path("run", &path_text(error.path())),
-            error.inner().to_string(),
-        )
-    })?;
+    let (run, _): (Run, _) = crate::load::read_typed(run, false)
+        .map_err(|(path, error)| (join_path("run", &path), error.to_string()))?;
     let environment = run.environment.unwrap_or(Environment {
         labels: None,
         node_selector: None,

@@ -139,6 +139,32 @@ spec:
 }
 
 #[test]
+fn a_polyaxon_component_of_the_wrong_type_is_named_at_its_field() {
+    let text = r#"
+version: 1.1
+kind: component
+name: notebook
+run:
+  kind: service
+  replicas: 2
+  environment:
+    tolerations: [{key: nvidia.com/gpu, operator: Exists}, {key: 7, tolerationSeconds: soon}]
+  container: {image: jupyter/base}
+"#;
+    let loaded = load_text("polyaxonfile.yaml", text);
+    assert_eq!(loaded.errors.len(), 1, "{:#?}", loaded.errors);
+    let error = &loaded.errors[0];
+    assert_eq!(
+        (error.path.as_deref(), error.message.as_str()),
+        (
+            Some("run.environment.tolerations[1].key"),
+            "invalid type: integer `7`, expected a string"
+        )
+    );
+    assert!(loaded.workloads.is_empty());
+}
+
+#[test]
 fn polyaxon_service_component_warns_about_spread_constraints() {
     let text = r#"
 version: 1.1

@@ -257,9 +257,8 @@ pub(crate) fn load_options(namespace: &str) -> LoadOptions {
     LoadOptions {
         default_namespace: namespace.to_owned(),
         max_documents: MAX_CLUSTER_OBJECTS + 1,
-        // The API server has validated every object the policy reads (a field the v1.35 types
-        // do not have is from a newer cluster), and the policy links spreadlab-k8s without
-        // `strict-fields`, which would double its size.
+        // The API server has validated every object the policy reads: a field the v1.37 types
+        // do not have is from a newer cluster, not a mistake to report.
         field_validation: FieldValidation::Ignore,
         ..LoadOptions::default()
     }

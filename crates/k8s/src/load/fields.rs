@@ -1,5 +1,5 @@
 //! Strict field validation, as `kubectl apply` does it (`--validate`): the typed API structs
-//! ignore fields they do not have, so every object is read through `serde_ignored`, which names
+//! ignore fields they do not have, so every object is read through `typed_read`, which names
 //! each ignored field's path; [`FieldValidation`] decides whether that is an error, a warning or
 //! nothing.
 
@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Failure, Loader, Place};
 use crate::FieldValidation;
-use crate::error::{join_path, path_text};
+use crate::error::join_path;
 
 /// Fails when a required top-level field of the raw object is absent or null: the v1.37 schema
 /// (k8s-openapi) fills a missing `spec` with its default, which would hide the mistake.
@@ -32,7 +32,7 @@ impl Loader<'_> {
         if let Some(message) = removed_api(&value) {
             return Err(place.error(Some("apiVersion"), message));
         }
-        let (typed, unknown) = typed_with_unknown(place, value)?;
+        let (typed, unknown) = typed_with_unknown(place, value, self.options.field_validation)?;
         let message = |path: &str| {
             format!(
                 "unknown field {:?} (misspelled, or from a Kubernetes newer than v1.37)",
@@ -56,51 +56,16 @@ impl Loader<'_> {
 }
 
 /// The object as its typed API struct, and the paths of the fields that struct does not have
-/// (misspelled, wrongly cased, or from a newer Kubernetes), for [`Loader::typed`].
-#[cfg(feature = "strict-fields")]
+/// (misspelled, wrongly cased, or from a newer Kubernetes) unless `validation` ignores them, for
+/// [`Loader::typed`].
 fn typed_with_unknown<T: DeserializeOwned>(
     place: &Place,
     value: Value,
+    validation: FieldValidation,
 ) -> Result<(T, Vec<String>), Failure> {
-    let mut unknown = Vec::new();
-    let mut record = |path: serde_ignored::Path<'_>| unknown.push(ignored_path(&path));
-    // One callback type for every `T` (not a closure type per instantiation): the wrapped
-    // deserializer, and every nested type's code under it, is then shared by all kinds.
-    let mut callback: &mut dyn FnMut(serde_ignored::Path<'_>) = &mut record;
-    let typed =
-        serde_path_to_error::deserialize(serde_ignored::Deserializer::new(value, &mut callback))
-            .map_err(|error| type_error(place, &error))?;
-    Ok((typed, unknown))
-}
-
-/// Without the feature `strict-fields`: the typed struct, no unknown field named.
-#[cfg(not(feature = "strict-fields"))]
-fn typed_with_unknown<T: DeserializeOwned>(
-    place: &Place,
-    value: Value,
-) -> Result<(T, Vec<String>), Failure> {
-    let typed =
-        serde_path_to_error::deserialize(value).map_err(|error| type_error(place, &error))?;
-    Ok((typed, Vec::new()))
-}
-
-/// A type error at its field path.
-fn type_error(place: &Place, error: &serde_path_to_error::Error<serde_json::Error>) -> Failure {
-    place.error(Some(&path_text(error.path())), error.inner().to_string())
-}
-
-/// A path as the rest of spreadlab writes it: `spec.containers[0].name`.
-#[cfg(feature = "strict-fields")]
-fn ignored_path(path: &serde_ignored::Path<'_>) -> String {
-    use serde_ignored::Path;
-    match path {
-        Path::Root => String::new(),
-        Path::Seq { parent, index } => format!("{}[{index}]", ignored_path(parent)),
-        Path::Map { parent, key } => join_path(&ignored_path(parent), key),
-        Path::Some { parent }
-        | Path::NewtypeStruct { parent }
-        | Path::NewtypeVariant { parent } => ignored_path(parent),
-    }
+    let unknown_fields = validation != FieldValidation::Ignore;
+    super::typed_read::read_typed(value, unknown_fields)
+        .map_err(|(path, error)| place.error(Some(&path), error.to_string()))
 }
 
 /// An API version Kubernetes no longer serves for this kind, with the release that removed it

@@ -24,6 +24,8 @@ mod identity;
 use identity::{named, object_name};
 mod revisions;
 mod storage;
+mod typed_read;
+pub(crate) use typed_read::read_typed;
 mod validation;
 mod versions;
 mod workloads;
