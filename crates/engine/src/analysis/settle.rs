@@ -20,7 +20,8 @@ pub struct Settled {
     /// The scenario as given (the input cluster and the workloads).
     pub scenario: Scenario,
     /// The cluster with the placed replicas bound (`node_name` set), in the input's pod order
-    /// followed by the placed ones in scheduling order.
+    /// followed by the placed ones in scheduling order. Read-only once [`Settled::snapshot`]
+    /// was asked for: the snapshot kept then is of this cluster (settle again to change it).
     pub cluster: Cluster,
     /// Per workload (same order as [`Scenario::workloads`]): the keys of its replicas bound in
     /// [`Settled::cluster`] (its running bound replicas, then the placed ones).
@@ -69,7 +70,8 @@ pub struct Placement<'a> {
     pub members: &'a [Vec<String>],
     /// Per followed workload: its Pending replicas.
     pub pending: &'a [Vec<(Pod, PodDecision)>],
-    /// The settled cluster's shared snapshot, when borrowed from a [`Settled`].
+    /// The settled cluster's shared snapshot, when borrowed from a [`Settled`] together with
+    /// `cluster` (a placement of another cluster must set `None`).
     pub(crate) shared: Option<&'a SharedSnapshot>,
 }
 

@@ -10,6 +10,11 @@
 //! Values are read as the tree's own deserializer reads them: scalars and enums are handed to
 //! it, and maps, sequences, options and newtypes are walked here the way it walks them (a struct
 //! also reads from a sequence; entries left unread are an error). Messages are its messages.
+//! Where the two stacks could differ, no type the loader reads goes: map keys are read as
+//! strings (serde_json would also parse a number key for an integer-keyed map; every map key of
+//! the API types is a string), an error raised by a key is placed at its mapping, and an enum's
+//! data is read by the tree untracked (no API type has an enum: `IntOrString` and `Quantity`
+//! read through `deserialize_any`).
 
 use serde::de::value::StrDeserializer;
 use serde::de::{self, DeserializeSeed, Unexpected, Visitor};
@@ -26,8 +31,29 @@ enum Where<'p> {
 }
 
 impl Where<'_> {
-    /// The path as spreadlab writes it: `spec.containers[0].name`, empty at the root.
+    /// The path of a failure as `serde_path_to_error` writes it: `spec.containers[0].name`,
+    /// empty at the root, a `.` before every key but the first.
     fn text(&self) -> String {
+        self.write(&|text, key| {
+            if !text.is_empty() {
+                text.push('.');
+            }
+            text.push_str(key);
+        })
+    }
+
+    /// The path of an unknown field as the rest of spreadlab joins paths (`join_path`): no `.`
+    /// before an empty key or one that starts with `[`.
+    fn field_text(&self) -> String {
+        self.write(&|text, key| {
+            if !text.is_empty() && !key.is_empty() && !key.starts_with('[') {
+                text.push('.');
+            }
+            text.push_str(key);
+        })
+    }
+
+    fn write(&self, push_key: &dyn Fn(&mut String, &str)) -> String {
         let mut chain = Vec::new();
         let mut at = self;
         while let Where::Key(parent, _) | Where::Index(parent, _) = at {
@@ -37,12 +63,7 @@ impl Where<'_> {
         let mut text = String::new();
         for step in chain.into_iter().rev() {
             match step {
-                Where::Key(_, key) => {
-                    if !text.is_empty() {
-                        text.push('.');
-                    }
-                    text.push_str(key);
-                }
+                Where::Key(_, key) => push_key(&mut text, key),
                 Where::Index(_, index) => text.push_str(&format!("[{index}]")),
                 Where::Root => {}
             }
@@ -276,7 +297,7 @@ impl<'de> de::Deserializer<'de> for Reader<'_, '_> {
     /// A value the struct has no field for: its path is an unknown field.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if let Some(unknown) = self.findings.unknown.as_mut() {
-            unknown.push(self.at.text());
+            unknown.push(self.at.field_text());
         }
         visitor.visit_unit()
     }

@@ -59,6 +59,9 @@ fn ours<T: DeserializeOwned>(value: Value) -> Outcome<T> {
     read_typed(value, true).map_err(|(path, error)| (path, error.to_string()))
 }
 
+/// A value put in place of another (`None`: nothing to put there).
+type Change = fn(&Value) -> Option<Value>;
+
 /// Counts of what was compared.
 #[derive(Default, Debug)]
 struct Tally {
@@ -68,37 +71,65 @@ struct Tally {
     unknown: usize,
 }
 
-fn compare<T: DeserializeOwned + PartialEq + Debug>(value: &Value, what: &str, tally: &mut Tally) {
+fn compare<T: DeserializeOwned + PartialEq + Debug + Clone>(
+    value: &Value,
+    what: &str,
+    tally: &mut Tally,
+) {
     tally.objects += 1;
     let mut variants = vec![("as written".to_owned(), value.clone())];
     let places = places(value);
     // A spread of places (all of them for small objects): an unknown field added at each mapping,
     // a value of another type put at each place.
     let step = places.len().div_ceil(40).max(1);
-    for place in places.iter().step_by(step) {
+    for (n, place) in places.iter().step_by(step).enumerate() {
         let mut added = value.clone();
         if let Some(Value::Object(map)) = added.pointer_mut(place) {
-            map.insert("zzNotAField".into(), json!({"a": [1, "b"]}));
-            variants.push((format!("unknown field at {place:?}"), added));
+            // Keys a path could write wrongly: empty, index-like, dotted.
+            let key = ["zzNotAField", "", "[0]", "a.b"][n % 4];
+            map.insert(key.into(), json!({"a": [1, "b"]}));
+            variants.push((format!("unknown field {key:?} at {place:?}"), added));
         }
-        let mut changed = value.clone();
-        if let Some(slot) = changed.pointer_mut(place)
-            && let Some(other) = other_type(slot)
-        {
-            *slot = other;
-            variants.push((format!("wrong type at {place:?}"), changed));
+        let changes: [(&str, Change); 3] = [
+            ("another type", other_type),
+            ("a mapping or sequence", container_instead),
+            ("null", |_| Some(Value::Null)),
+        ];
+        for (how, other) in changes {
+            let mut changed = value.clone();
+            if let Some(slot) = changed.pointer_mut(place)
+                && let Some(other) = other(slot)
+            {
+                *slot = other;
+                variants.push((format!("{how} at {place:?}"), changed));
+            }
         }
     }
     for (how, variant) in variants {
         let theirs = reference::<T>(variant.clone());
-        let mine = ours::<T>(variant);
         tally.reads += 1;
         match &theirs {
             Err(_) => tally.errors += 1,
             Ok((_, unknown)) => tally.unknown += unknown.len(),
         }
-        assert_eq!(mine, theirs, "{what}, {how}");
+        // Without unknown fields asked for: the same read, none named.
+        let quiet = read_typed::<T>(variant.clone(), false)
+            .map_err(|(path, error)| (path, error.to_string()));
+        let expected_quiet = theirs.clone().map(|(typed, _)| (typed, Vec::new()));
+        assert_eq!(
+            quiet, expected_quiet,
+            "{what}, {how}, unknown fields not asked for"
+        );
+        assert_eq!(ours::<T>(variant), theirs, "{what}, {how}");
     }
+}
+
+/// A mapping where a scalar or a sequence was, a sequence where a mapping was.
+fn container_instead(value: &Value) -> Option<Value> {
+    Some(match value {
+        Value::Object(_) => json!([1]),
+        _ => json!({"k": "v"}),
+    })
 }
 
 /// Every place in `value` as a JSON pointer, in document order (the root first).
