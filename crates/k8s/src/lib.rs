@@ -219,7 +219,7 @@ fn load_with(
     let mut loader = Loader::new(options);
     // Every source is parsed first, so that objects with one identity are known before any is
     // read (a later source replaces an earlier object: load/identity.rs).
-    let parsed: Vec<Option<Vec<Result<raw::RawDocument, InputError>>>> = sources
+    let mut parsed: Vec<Option<Vec<Result<raw::RawDocument, InputError>>>> = sources
         .iter()
         .map(|source| {
             (source.text.len() <= options.max_bytes).then(|| {
@@ -247,6 +247,16 @@ fn load_with(
         })
         .collect();
     loader.set_skips(&documents);
+    // Where each List's items begin, found by the read: the locator needs them for the fields
+    // of an item and would otherwise take the List apart again.
+    let mut item_starts = std::collections::HashMap::new();
+    for (index, read) in parsed.iter_mut().enumerate() {
+        for document in read.iter_mut().flatten().flatten() {
+            if let Some(starts) = document.item_starts.take() {
+                item_starts.insert((index, document.index), starts);
+            }
+        }
+    }
     for (index, (source, parsed)) in sources.iter().zip(parsed).enumerate() {
         let Some(documents) = parsed else {
             loader.source_error(
@@ -276,7 +286,12 @@ fn load_with(
         }
     }
     let mut loaded = loader.finish();
-    locate::locate_fields(sources, options.limits().max_documents, &mut loaded);
+    locate::locate_fields(
+        sources,
+        options.limits().max_documents,
+        &item_starts,
+        &mut loaded,
+    );
     loaded
 }
 

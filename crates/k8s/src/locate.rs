@@ -406,7 +406,12 @@ pub(crate) const MAX_LOCATED: usize = 1_000;
 /// Moves every conversion error and warning of `loaded` (those with a document and a field path
 /// but no column: the parser's syntax errors already have one) from its document's start line to
 /// its field's line and column (YAML here, JSON in `locate_json.rs`).
-pub(crate) fn locate_fields(sources: &[crate::Source], limit: usize, loaded: &mut crate::Loaded) {
+pub(crate) fn locate_fields(
+    sources: &[crate::Source],
+    limit: usize,
+    item_starts: &std::collections::HashMap<(usize, usize), Vec<usize>>,
+    loaded: &mut crate::Loaded,
+) {
     let mut segments: Vec<Option<Vec<crate::yaml::Segment>>> = Vec::new();
     segments.resize_with(sources.len(), || None);
     let mut lists = std::collections::HashMap::new();
@@ -451,7 +456,10 @@ pub(crate) fn locate_fields(sources: &[crate::Source], limit: usize, loaded: &mu
         let in_item = item_path(path).and_then(|(item, rest)| {
             lists
                 .entry((source, document))
-                .or_insert_with(|| ListItems::new(body, segment.first_line))
+                .or_insert_with(|| {
+                    let starts = item_starts.get(&(source, document)).cloned();
+                    ListItems::new(body, segment.first_line, starts)
+                })
                 .as_ref()?
                 .position(body, item, rest)
         });
@@ -485,9 +493,12 @@ struct ListItems {
 
 impl ListItems {
     /// The items of `body` (whose first line is `first_line`), or `None` when it is not a List
-    /// the loader reads item by item.
-    fn new(body: &str, first_line: usize) -> Option<ListItems> {
-        let starts = crate::yaml::list_item_starts(body)?;
+    /// the loader reads item by item. `starts`: where they begin, when the read found it.
+    fn new(body: &str, first_line: usize, starts: Option<Vec<usize>>) -> Option<ListItems> {
+        let starts = match starts {
+            Some(starts) => starts,
+            None => crate::yaml::list_item_starts(body)?,
+        };
         let mut lines = Vec::with_capacity(starts.len());
         let (mut line, mut from) = (first_line, 0);
         for &start in &starts {

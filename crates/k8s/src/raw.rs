@@ -14,6 +14,8 @@ pub(crate) struct RawDocument {
     pub start_line: usize,
     /// The document.
     pub value: Value,
+    /// Where its items begin, when it is a List the reader took apart (`yaml::ItemStarts`).
+    pub item_starts: crate::yaml::ItemStarts,
 }
 
 /// The bounds a reader enforces on one source.
@@ -116,6 +118,7 @@ pub(crate) fn parse_json(text: &str, limits: &Limits) -> Vec<Result<RawDocument,
                         index,
                         start_line: line,
                         value,
+                        item_starts: None,
                     }));
                 }
                 line = advance_line(text, start, end, line);

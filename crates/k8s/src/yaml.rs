@@ -67,11 +67,11 @@ pub(crate) fn parse_documents_with(
             continue;
         };
         let body = &text[segment.start..segment.end];
-        let parsed = match cache.as_deref_mut() {
+        let (parsed, item_starts) = match cache.as_deref_mut() {
             Some(cache) => cache.parse(body, limits),
-            None => parse_body(body, limits),
+            None => read_body(body, limits),
         };
-        if let Some(result) = place(&segment, content_line, parsed) {
+        if let Some(result) = place(&segment, content_line, parsed, item_starts) {
             results.push(result);
         }
     }
@@ -92,11 +92,26 @@ pub(crate) enum BodyParse {
     Invalid(Option<(usize, usize)>, String),
 }
 
-/// Parses one document's text (between its markers). A big `kind: List` is read item by item,
-/// natively on several threads ([`list`]); the value is the same.
+/// [`read_body`]'s parse alone (tests compare it with a whole parse).
+#[cfg(test)]
 pub(crate) fn parse_body(body: &str, limits: &Limits) -> BodyParse {
-    list::parse_list(body, limits, list::parse_items).unwrap_or_else(|| parse_whole(body, limits))
+    read_body(body, limits).0
 }
+
+/// Parses one document's text (between its markers), and says where the items of a List read
+/// item by item begin ([`ItemStarts`]). A big `kind: List` is read item by item, natively on
+/// several threads ([`list`]); the value is the same.
+fn read_body(body: &str, limits: &Limits) -> (BodyParse, ItemStarts) {
+    match list::parse_list(body, limits, list::parse_items) {
+        Some((parsed, starts)) => (parsed, Some(starts)),
+        None => (parse_whole(body, limits), None),
+    }
+}
+
+/// Where the items of a `kind: List` document read item by item begin (byte offsets of their
+/// `- ` lines in the document's text), for locating a field of an item without taking the
+/// document apart again; `None` for a document read whole.
+pub(crate) type ItemStarts = Option<Vec<usize>>;
 
 /// Parses one document's text as one whole.
 pub(crate) fn parse_whole(body: &str, limits: &Limits) -> BodyParse {
@@ -132,6 +147,7 @@ fn place(
     segment: &Segment,
     content_line: usize,
     parsed: BodyParse,
+    item_starts: ItemStarts,
 ) -> Option<Result<RawDocument, InputError>> {
     let document_error = |line: usize, column: Option<usize>, message: String| InputError {
         document: Some(segment.index),
@@ -146,6 +162,7 @@ fn place(
             index: segment.index,
             start_line: content_line,
             value,
+            item_starts,
         })),
         BodyParse::TooManyAliases(aliases) => Some(Err(document_error(
             content_line,

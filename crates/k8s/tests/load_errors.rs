@@ -451,6 +451,27 @@ fn errors_in_the_items_of_a_big_list_point_at_their_fields() {
     assert_eq!(located, expected);
     let first = &loaded.errors[0];
     assert_eq!(first.path.as_deref(), Some("items[3].metadata.labels.hash"));
+    // Read through a document cache warmed in slices (the playground's import), and again from
+    // it: the same places.
+    let mut cache = spreadlab_k8s::DocumentCache::new();
+    let mut warmup = cache.warm_up(&text, &LoadOptions::default());
+    while !cache.warm(&mut warmup, &text, 16 << 10).finished() {}
+    for _ in 0..2 {
+        let cached = spreadlab_k8s::load_cached(
+            &[Source {
+                name: "pods.yaml".into(),
+                text: text.clone(),
+            }],
+            &LoadOptions::default(),
+            &mut cache,
+        );
+        let at: Vec<(usize, usize)> = cached
+            .errors
+            .iter()
+            .map(|e| (e.line.expect("a line"), e.column.expect("a column")))
+            .collect();
+        assert_eq!(at, expected);
+    }
     // The same text as a small List (no item-by-item reading) locates the same way.
     let small: String = text
         .lines()

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::list::{self, parse_list};
-use super::{BodyParse, parse_whole};
+use super::list::{self, ListSplit, parse_list, parse_split};
+use super::{BodyParse, ItemStarts, parse_whole};
 use crate::raw::Limits;
 
 /// Text kept at most, over all documents: a document's tree takes several times its text. Room
@@ -38,6 +38,10 @@ pub struct DocumentCache {
     generation: u64,
     /// Documents parsed and taken from the cache in the last read.
     last: CacheReads,
+    /// The big Lists a finished warm-up took apart (each document's text and its split), for
+    /// the read that follows it: it takes a List apart again only if its text changed. Dropped
+    /// by that read.
+    warmed_lists: Vec<(String, ListSplit)>,
 }
 
 /// What a read through a [`DocumentCache`] did.
@@ -72,25 +76,35 @@ impl DocumentCache {
         if self.max_depth != Some(limits.max_depth) {
             self.entries.clear();
             self.items.clear();
+            self.warmed_lists.clear();
             self.bytes = 0;
             self.max_depth = Some(limits.max_depth);
         }
     }
 
     /// The parse of one document's text: kept, or parsed now (and kept when it fits). A big
-    /// List is read through the item cache.
-    pub(crate) fn parse(&mut self, body: &str, limits: &Limits) -> BodyParse {
+    /// List is read through the item cache (and where its items begin is returned too).
+    pub(crate) fn parse(&mut self, body: &str, limits: &Limits) -> (BodyParse, ItemStarts) {
         let generation = self.generation;
         if let Some(parsed) = self.take(body, false, generation) {
-            return parsed;
+            return (parsed, None);
         }
-        let parsed = parse_list(body, limits, |items, item_limits| {
+        let warmed = (self.warmed_lists.iter().position(|(text, _)| text == body))
+            .map(|at| self.warmed_lists.swap_remove(at).1);
+        let parse_items = |items: Vec<String>, item_limits: &Limits| {
             items
                 .iter()
                 .map(|item| self.cached(item, item_limits, true, generation))
                 .collect()
-        });
-        parsed.unwrap_or_else(|| self.parse_kept(body, limits, false, generation))
+        };
+        let parsed = match warmed {
+            Some(split) => parse_split(split, limits, parse_items),
+            None => parse_list(body, limits, parse_items),
+        };
+        match parsed {
+            Some((parsed, starts)) => (parsed, Some(starts)),
+            None => (self.parse_kept(body, limits, false, generation), None),
+        }
     }
 
     /// The parse of a document's text (`item`: a List item's), kept or parsed now, marked as
@@ -161,6 +175,7 @@ impl DocumentCache {
                 .collect();
         }
         let bytes: usize = documents.iter().map(|d| d.len()).sum();
+        self.warmed_lists.clear();
         // Room for the new text: what the cache holds now is of an older one.
         if self.bytes + bytes > MAX_CACHED_BYTES {
             self.entries.clear();
@@ -171,6 +186,7 @@ impl DocumentCache {
             documents,
             next_document: 0,
             splitting: None,
+            lists: Vec::new(),
             item_limits: list::item_limits(&limits),
             pieces: Vec::new(),
             next: 0,
@@ -208,18 +224,29 @@ impl DocumentCache {
             warmup.next += 1;
             warmup.parsed += piece.len();
             match piece {
-                Piece::Item(item, limits) => self.cached(item, limits, true, generation),
+                Piece::Item { list, item, .. } => {
+                    let (_, split, limits) = &warmup.lists[*list];
+                    self.cached(&split.items[*item], limits, true, generation)
+                }
                 Piece::Document(range) => {
                     self.cached(&text[range.clone()], &warmup.limits, false, generation)
                 }
             };
         }
         self.last = last;
-        warmup.progress()
+        let progress = warmup.progress();
+        if progress.finished() {
+            // Kept for the read that follows, which then need not take them apart again.
+            self.warmed_lists = (warmup.lists.drain(..))
+                .map(|(range, split, _)| (text[range].to_owned(), split))
+                .collect();
+        }
+        progress
     }
 
-    /// Ends a read: only the documents it read are kept.
+    /// Ends a read: only the documents it read are kept (and no List warmed for it).
     pub(crate) fn finish(&mut self) {
+        self.warmed_lists.clear();
         let generation = self.generation;
         let mut bytes = 0;
         for map in [&mut self.entries, &mut self.items] {
@@ -245,6 +272,9 @@ pub struct Warmup {
     next_document: usize,
     /// A List document being taken apart, and the limits its items are read under.
     splitting: Option<(core::ops::Range<usize>, list::Splitting, Limits)>,
+    /// The Lists taken apart (each document's range, split and item limits): their items are
+    /// pieces, and a finished warm-up hands them to the cache for the read.
+    lists: Vec<(core::ops::Range<usize>, ListSplit, Limits)>,
     /// The limits a List item is read under (`None`: items are not read apart).
     item_limits: Option<Limits>,
     /// What to parse, planned so far, and the next one.
@@ -300,9 +330,12 @@ impl Warmup {
                 self.planned += range.len() - splitting.scanned();
                 match split {
                     Some(split) => {
-                        for item in split.items {
-                            self.push(Piece::Item(item, limits));
+                        let list = self.lists.len();
+                        for (item, text) in split.items.iter().enumerate() {
+                            let len = text.len();
+                            self.push(Piece::Item { list, item, len });
                         }
+                        self.lists.push((range, split, limits));
                     }
                     None => self.push(Piece::Document(range)),
                 }
@@ -338,15 +371,85 @@ impl WarmupProgress {
 enum Piece {
     /// A document's byte range in the text.
     Document(core::ops::Range<usize>),
-    /// A List item's text, moved two columns left, and the limits an item is read under.
-    Item(String, Limits),
+    /// Item `item` of List `list` of [`Warmup::lists`] (its text moved two columns left), and
+    /// its length.
+    Item {
+        list: usize,
+        item: usize,
+        len: usize,
+    },
 }
 
 impl Piece {
     fn len(&self) -> usize {
         match self {
             Piece::Document(range) => range.len(),
-            Piece::Item(text, _) => text.len(),
+            Piece::Item { len, .. } => *len,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LoadOptions, Source, load, load_cached};
+
+    fn pod_list(pods: usize) -> String {
+        let mut text = String::from("apiVersion: v1\nitems:\n");
+        for i in 0..pods {
+            text.push_str(&format!(
+                "- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n      note: \"{}\"\n    name: web-{i}\n    namespace: default\n  spec:\n    containers:\n    - {{name: web, image: web}}\n    nodeName: n{}\n",
+                "x".repeat(300),
+                i % 3
+            ));
+        }
+        text.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+        text
+    }
+
+    fn read(text: &str, cache: Option<&mut DocumentCache>) -> String {
+        let sources = [Source {
+            name: "pods.yaml".into(),
+            text: text.into(),
+        }];
+        let loaded = match cache {
+            Some(cache) => load_cached(&sources, &LoadOptions::default(), cache),
+            None => load(&sources, &LoadOptions::default()),
+        };
+        format!("{:?}", (loaded.cluster, loaded.errors, loaded.warnings))
+    }
+
+    #[test]
+    fn a_finished_warm_up_keeps_its_lists_split_for_the_same_text_only() {
+        let text = pod_list(900);
+        assert!(text.len() > list::MIN_SPLIT_BYTES);
+        // The same length: only the text tells them apart.
+        let edited = text.replacen("name: web-450\n", "name: web-45x\n", 1);
+        assert_eq!(edited.len(), text.len());
+        for (read_first, what) in [(&text, "the warmed text"), (&edited, "an edited text")] {
+            let mut cache = DocumentCache::new();
+            let mut warmup = cache.warm_up(&text, &LoadOptions::default());
+            while !cache.warm(&mut warmup, &text, 16 << 10).finished() {
+                assert!(
+                    cache.warmed_lists.is_empty(),
+                    "kept before the warm-up finished"
+                );
+            }
+            assert_eq!(cache.warmed_lists.len(), 1);
+            assert_eq!(cache.warmed_lists[0].1.items.len(), 900);
+            // The read takes the kept split when the text is the one warmed, takes the List
+            // apart again otherwise; either way it reads as `load` does, and keeps nothing.
+            assert_eq!(
+                read(read_first, Some(&mut cache)),
+                read(read_first, None),
+                "{what}"
+            );
+            assert!(cache.warmed_lists.is_empty(), "{what}");
+            assert_eq!(
+                read(&edited, Some(&mut cache)),
+                read(&edited, None),
+                "{what}"
+            );
         }
     }
 }

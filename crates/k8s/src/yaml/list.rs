@@ -56,20 +56,35 @@ pub(crate) fn item_limits(limits: &Limits) -> Option<Limits> {
     })
 }
 
-/// A `kind: List` document read item by item, each item by `parse_items`; `None` when it is not
-/// one that can be, or a part of it did not parse (the whole document is parsed then).
+/// A `kind: List` document read item by item, each item by `parse_items`, with where each item
+/// begins (byte offsets of their `- ` lines); `None` when it is not one that can be, or a part of
+/// it did not parse (the whole document is parsed then).
 pub(crate) fn parse_list(
     body: &str,
     limits: &Limits,
     parse_items: impl FnOnce(Vec<String>, &Limits) -> Vec<BodyParse>,
-) -> Option<BodyParse> {
+) -> Option<(BodyParse, Vec<usize>)> {
+    item_limits(limits)?;
+    parse_split(split(body)?, limits, parse_items)
+}
+
+/// [`parse_list`] of a List already taken apart (by [`split`], of the same text).
+pub(crate) fn parse_split(
+    split: ListSplit,
+    limits: &Limits,
+    parse_items: impl FnOnce(Vec<String>, &Limits) -> Vec<BodyParse>,
+) -> Option<(BodyParse, Vec<usize>)> {
     let item_limits = item_limits(limits)?;
-    let split = split(body)?;
-    let skeleton = parse_whole(&split.skeleton, limits);
+    let ListSplit {
+        skeleton,
+        items,
+        starts,
+    } = split;
+    let skeleton = parse_whole(&skeleton, limits);
     if !matches!(skeleton, BodyParse::Value(_)) {
         return None;
     }
-    assemble(skeleton, parse_items(split.items, &item_limits))
+    assemble(skeleton, parse_items(items, &item_limits)).map(|parsed| (parsed, starts))
 }
 
 /// Items parsed in order; natively on as many threads as the machine has (at most 8), each
