@@ -235,8 +235,9 @@ impl DocumentCache {
         }
         self.last = last;
         let progress = warmup.progress();
-        if progress.finished() {
-            // Kept for the read that follows, which then need not take them apart again.
+        if progress.finished() && !warmup.lists.is_empty() {
+            // Kept for the read that follows, which then need not take them apart again (once:
+            // a call after the end finds them handed over already).
             self.warmed_lists = (warmup.lists.drain(..))
                 .map(|(range, split, _)| (text[range].to_owned(), split))
                 .collect();
@@ -435,6 +436,8 @@ mod tests {
                     "kept before the warm-up finished"
                 );
             }
+            // A call after the end changes nothing.
+            assert!(cache.warm(&mut warmup, &text, 16 << 10).finished());
             assert_eq!(cache.warmed_lists.len(), 1);
             assert_eq!(cache.warmed_lists[0].1.items.len(), 900);
             // The read takes the kept split when the text is the one warmed, takes the List
