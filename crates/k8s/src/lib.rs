@@ -31,6 +31,11 @@ pub mod slim;
 mod workload;
 mod yaml;
 
+/// The corpus and scenario files the unit tests read (the same file the integration tests use).
+#[cfg(test)]
+#[path = "../tests/common/files.rs"]
+mod test_files;
+
 pub use admission::admit_pod;
 pub use changes::{ObjectChange, apply_change};
 pub use convert::{convert_node, convert_pod, selector_parse_errors};
@@ -289,7 +294,7 @@ fn load_with(
     locate::locate_fields(
         sources,
         options.limits().max_documents,
-        &item_starts,
+        item_starts,
         &mut loaded,
     );
     loaded

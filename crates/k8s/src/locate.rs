@@ -409,7 +409,7 @@ pub(crate) const MAX_LOCATED: usize = 1_000;
 pub(crate) fn locate_fields(
     sources: &[crate::Source],
     limit: usize,
-    item_starts: &std::collections::HashMap<(usize, usize), Vec<usize>>,
+    mut item_starts: std::collections::HashMap<(usize, usize), Vec<usize>>,
     loaded: &mut crate::Loaded,
 ) {
     let mut segments: Vec<Option<Vec<crate::yaml::Segment>>> = Vec::new();
@@ -457,7 +457,7 @@ pub(crate) fn locate_fields(
             lists
                 .entry((source, document))
                 .or_insert_with(|| {
-                    let starts = item_starts.get(&(source, document)).cloned();
+                    let starts = item_starts.remove(&(source, document));
                     ListItems::new(body, segment.first_line, starts)
                 })
                 .as_ref()?

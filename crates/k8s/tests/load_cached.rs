@@ -3,24 +3,10 @@
 //! documents. Inputs: every YAML file of tests/corpus (public, sources in tests/corpus/SOURCES.md)
 //! and tests/scenarios, each edited step by step as someone typing would.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::files::corpus_and_scenario_files;
 use spreadlab_k8s::{CacheReads, DocumentCache, LoadOptions, Loaded, Source, load, load_cached};
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("readable directory")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(path);
-        }
-    }
-}
 
 fn read(text: &str, cache: Option<&mut DocumentCache>) -> String {
     let sources = [Source {
@@ -66,10 +52,7 @@ fn edit(text: &str, step: usize) -> String {
 
 #[test]
 fn a_cached_read_after_each_edit_equals_a_fresh_read() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    yaml_files(&root.join("tests/corpus"), &mut files);
-    yaml_files(&root.join("tests/scenarios"), &mut files);
+    let files = corpus_and_scenario_files();
     assert!(files.len() > 50, "{} files", files.len());
     let mut documents_reused = 0;
     for path in &files {

@@ -443,12 +443,13 @@ fn errors_in_the_items_of_a_big_list_point_at_their_fields() {
         }],
         &LoadOptions::default(),
     );
-    let located: Vec<(usize, usize)> = loaded
-        .errors
-        .iter()
-        .map(|e| (e.line.expect("a line"), e.column.expect("a column")))
-        .collect();
-    assert_eq!(located, expected);
+    // Where each error was placed.
+    let located = |loaded: &spreadlab_k8s::Loaded| -> Vec<(usize, usize)> {
+        (loaded.errors.iter())
+            .map(|e| (e.line.expect("a line"), e.column.expect("a column")))
+            .collect()
+    };
+    assert_eq!(located(&loaded), expected);
     let first = &loaded.errors[0];
     assert_eq!(first.path.as_deref(), Some("items[3].metadata.labels.hash"));
     // Read through a document cache warmed in slices (the playground's import), and again from
@@ -465,12 +466,7 @@ fn errors_in_the_items_of_a_big_list_point_at_their_fields() {
             &LoadOptions::default(),
             &mut cache,
         );
-        let at: Vec<(usize, usize)> = cached
-            .errors
-            .iter()
-            .map(|e| (e.line.expect("a line"), e.column.expect("a column")))
-            .collect();
-        assert_eq!(at, expected);
+        assert_eq!(located(&cached), expected);
     }
     // The same text as a small List (no item-by-item reading) locates the same way.
     let small: String = text

@@ -333,14 +333,7 @@ impl<'p, 'f> Entries<'p, 'f> {
 
     /// The visitor is done: every entry must have been read.
     fn finish(self) -> Result<(), Error> {
-        if self.iter.len() == 0 {
-            Ok(())
-        } else {
-            Err(de::Error::invalid_length(
-                self.len,
-                &"fewer elements in map",
-            ))
-        }
+        all_read(self.iter.len(), self.len, "fewer elements in map")
     }
 }
 
@@ -372,6 +365,16 @@ impl<'de> de::MapAccess<'de> for Entries<'_, '_> {
     }
 }
 
+/// serde_json's check after a visitor read a mapping or sequence of `len` values: none of them
+/// is `left` unread (`expected` names what the visitor should have asked for instead).
+fn all_read(left: usize, len: usize, expected: &'static str) -> Result<(), Error> {
+    if left == 0 {
+        Ok(())
+    } else {
+        Err(de::Error::invalid_length(len, &expected))
+    }
+}
+
 /// A sequence's items, each read at its index.
 struct Items<'p, 'f> {
     iter: std::vec::IntoIter<Value>,
@@ -395,14 +398,7 @@ impl<'p, 'f> Items<'p, 'f> {
 
     /// The visitor is done: every item must have been read.
     fn finish(self) -> Result<(), Error> {
-        if self.iter.len() == 0 {
-            Ok(())
-        } else {
-            Err(de::Error::invalid_length(
-                self.len,
-                &"fewer elements in array",
-            ))
-        }
+        all_read(self.iter.len(), self.len, "fewer elements in array")
     }
 }
 

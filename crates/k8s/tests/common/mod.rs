@@ -5,6 +5,8 @@
 
 use spreadlab_k8s::{LoadOptions, Loaded, Source, load};
 
+pub mod files;
+
 pub fn load_text(name: &str, text: &str) -> Loaded {
     load(
         &[Source {

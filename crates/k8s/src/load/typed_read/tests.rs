@@ -6,7 +6,6 @@
 //! at, a spread of its places.
 
 use std::fmt::Debug;
-use std::path::{Path, PathBuf};
 
 use k8s_openapi::api::apps::v1 as apps;
 use k8s_openapi::api::autoscaling::v2 as autoscaling;
@@ -22,6 +21,7 @@ use serde_json::{Value, json};
 use super::read_typed;
 use crate::error::join_path;
 use crate::raw::Limits;
+use crate::test_files::corpus_and_scenario_files;
 
 /// What a read gave, in comparable form: the object and its unknown fields, or the error's path
 /// and message.
@@ -199,27 +199,9 @@ fn compare_kind(value: &Value, what: &str, tally: &mut Tally) {
     }
 }
 
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("readable directory")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn reads_every_corpus_object_as_the_stack_it_replaced() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    yaml_files(&root.join("tests/corpus"), &mut files);
-    yaml_files(&root.join("tests/scenarios"), &mut files);
+    let files = corpus_and_scenario_files();
     let limits = Limits {
         max_documents: 100_000,
         max_depth: 64,

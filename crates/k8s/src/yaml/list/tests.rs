@@ -2,7 +2,7 @@
 //! sources in tests/corpus/SOURCES.md) and tests/scenarios written as a `kubectl get -o yaml`
 //! List's item, and hand-made items for each YAML shape the split must keep or refuse.
 
-use std::path::{Path, PathBuf};
+use crate::test_files::corpus_and_scenario_files;
 
 use super::super::{BodyParse, parse_body, parse_whole, split as split_documents};
 use super::{MIN_SPLIT_BYTES, Splitting, Step, split};
@@ -12,21 +12,6 @@ const LIMITS: Limits = Limits {
     max_documents: 100_000,
     max_depth: 64,
 };
-
-fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("readable directory")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            yaml_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-            out.push(path);
-        }
-    }
-}
 
 /// A document's text as a List item, as kubectl writes one: its first content line after `- `,
 /// every other line two columns right (empty lines stay empty).
@@ -107,10 +92,7 @@ fn assert_reads_the_same(items: &[(String, String)]) {
 
 #[test]
 fn every_corpus_and_scenario_document_reads_the_same_as_an_item() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    yaml_files(&root.join("tests/corpus"), &mut files);
-    yaml_files(&root.join("tests/scenarios"), &mut files);
+    let files = corpus_and_scenario_files();
     let mut items = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable");
@@ -150,10 +132,7 @@ fn every_corpus_and_scenario_document_reads_the_same_as_an_item() {
 fn the_items_of_real_kubectl_lists_read_the_same() {
     // Lists as kubectl printed them (popeye's fixtures, kubectl's own test data, the scenarios'
     // cluster snapshots): their items, as they are written.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    yaml_files(&root.join("tests/corpus"), &mut files);
-    yaml_files(&root.join("tests/scenarios"), &mut files);
+    let files = corpus_and_scenario_files();
     let mut items = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable");
