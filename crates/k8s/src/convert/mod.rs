@@ -23,11 +23,16 @@ use spreadlab_engine::model::{Labels, OwnerRef, Quantity, ResourceList};
 
 use crate::error::ConvertError;
 
+/// Where a field is, as an error would name it (`spec.containers[0].resources.requests`): a value
+/// formatted only when an error is made, so that converting a valid object formats no paths
+/// (`format_args!` at the call; a `&str` or `String` works too).
+pub(crate) type FieldPath<'a> = &'a dyn core::fmt::Display;
+
 /// Parses a resource list: cpu in millicores (`MilliValue()`), everything else in whole units
 /// (`Value()`), both rounded up as apimachinery does.
 pub(crate) fn resource_list(
     list: Option<&BTreeMap<String, ApiQuantity>>,
-    path: &str,
+    path: FieldPath<'_>,
 ) -> Result<ResourceList, ConvertError> {
     let mut parsed = ResourceList::new();
     for (name, quantity) in list.into_iter().flatten() {
@@ -50,7 +55,7 @@ pub(crate) fn resource_list(
 /// node for other pods.
 pub(crate) fn nonnegative_resource_list(
     list: Option<&BTreeMap<String, ApiQuantity>>,
-    path: &str,
+    path: FieldPath<'_>,
 ) -> Result<ResourceList, ConvertError> {
     let parsed = resource_list(list, path)?;
     for (name, quantity) in list.into_iter().flatten() {

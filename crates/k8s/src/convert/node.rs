@@ -41,7 +41,7 @@ pub fn convert_node(node: &api::Node) -> Result<model::Node, ConvertError> {
         // ValidateNode checks every status.allocatable quantity as nonnegative.
         allocatable: nonnegative_resource_list(
             status.and_then(|s| s.allocatable.as_ref()),
-            "status.allocatable",
+            &"status.allocatable",
         )?,
         images: status
             .and_then(|s| s.images.as_ref())

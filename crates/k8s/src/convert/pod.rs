@@ -12,7 +12,7 @@ use spreadlab_engine::model::{
 
 use super::pod_validation::{spread_validation_error, validate_port};
 use super::selector::{label_selector, label_selector_error, node_selector_term};
-use super::{nonnegative_resource_list, unsupported};
+use super::{FieldPath, nonnegative_resource_list, unsupported};
 use crate::error::ConvertError;
 use crate::slim::{SlimContainer, SlimMetadata, SlimPod, SlimStatus};
 
@@ -147,10 +147,10 @@ fn convert_slim(pod: SlimPod, default_namespace: &str) -> Result<model::Pod, Con
         start_time: status
             .and_then(|s| s.start_time.as_ref())
             .map(|time| time.0.as_second()),
-        overhead: nonnegative_resource_list(spec.overhead.as_ref(), "spec.overhead")?,
+        overhead: nonnegative_resource_list(spec.overhead.as_ref(), &"spec.overhead")?,
         pod_requests: nonnegative_resource_list(
             spec.resources.as_ref().and_then(|r| r.requests.as_ref()),
-            "spec.resources.requests",
+            &"spec.resources.requests",
         )?,
         node_selector: spec.node_selector.take().unwrap_or_default(),
         host_network: spec.host_network.unwrap_or(false),
@@ -170,19 +170,19 @@ fn convert_slim(pod: SlimPod, default_namespace: &str) -> Result<model::Pod, Con
     for (index, container) in spec.containers.iter().enumerate() {
         converted.containers.push(convert_container(
             container,
-            &format!("spec.containers[{index}]"),
+            &format_args!("spec.containers[{index}]"),
         )?);
     }
     for (index, container) in spec.init_containers.iter().flatten().enumerate() {
         converted.init_containers.push(convert_container(
             container,
-            &format!("spec.initContainers[{index}]"),
+            &format_args!("spec.initContainers[{index}]"),
         )?);
     }
     for (index, toleration) in spec.tolerations.iter().flatten().enumerate() {
         converted.tolerations.push(convert_toleration(
             toleration,
-            &format!("spec.tolerations[{index}]"),
+            &format_args!("spec.tolerations[{index}]"),
         )?);
     }
     if let Some(affinity) = &spec.affinity {
@@ -202,10 +202,12 @@ fn convert_slim(pod: SlimPod, default_namespace: &str) -> Result<model::Pod, Con
         .flatten()
         .enumerate()
     {
-        let path = format!("spec.topologySpreadConstraints[{index}]");
         converted
             .topology_spread_constraints
-            .push(convert_spread_constraint(constraint, &path)?);
+            .push(convert_spread_constraint(
+                constraint,
+                &format_args!("spec.topologySpreadConstraints[{index}]"),
+            )?);
     }
     Ok(converted)
 }
@@ -261,7 +263,7 @@ pub(crate) fn preemption_policy(
 /// A container; `restartPolicy: Always` (on an init container) makes it a sidecar.
 pub(crate) fn convert_container(
     container: &SlimContainer,
-    path: &str,
+    path: FieldPath<'_>,
 ) -> Result<Container, ConvertError> {
     let resources = container.resources.as_ref();
     Ok(Container {
@@ -269,11 +271,11 @@ pub(crate) fn convert_container(
         image: container.image.clone(),
         requests: nonnegative_resource_list(
             resources.and_then(|r| r.requests.as_ref()),
-            &format!("{path}.resources.requests"),
+            &format_args!("{path}.resources.requests"),
         )?,
         limits: nonnegative_resource_list(
             resources.and_then(|r| r.limits.as_ref()),
-            &format!("{path}.resources.limits"),
+            &format_args!("{path}.resources.limits"),
         )?,
         ports: container
             .ports
@@ -295,7 +297,7 @@ pub(crate) fn convert_container(
 /// kept (they never match with v1.35's default gates) and any other operator never matches.
 pub(crate) fn convert_toleration(
     toleration: &api::Toleration,
-    path: &str,
+    path: FieldPath<'_>,
 ) -> Result<Toleration, ConvertError> {
     let operator = match toleration.operator.as_deref() {
         None | Some("" | "Equal") => TolerationOperator::Equal,
@@ -459,14 +461,14 @@ fn convert_pod_affinity_term(
 
 fn inclusion_policy(
     policy: Option<&str>,
-    path: &str,
+    path: FieldPath<'_>,
 ) -> Result<Option<NodeInclusionPolicy>, ConvertError> {
     match policy {
         None => Ok(None),
         Some("Honor") => Ok(Some(NodeInclusionPolicy::Honor)),
         Some("Ignore") => Ok(Some(NodeInclusionPolicy::Ignore)),
         Some(other) => Err(ConvertError::new(
-            path,
+            path.to_string(),
             unsupported(other, &["Honor", "Ignore"]),
         )),
     }
@@ -474,7 +476,7 @@ fn inclusion_policy(
 
 fn convert_spread_constraint(
     constraint: &api::TopologySpreadConstraint,
-    path: &str,
+    path: FieldPath<'_>,
 ) -> Result<TopologySpreadConstraint, ConvertError> {
     let when_unsatisfiable = match constraint.when_unsatisfiable.as_str() {
         "DoNotSchedule" => WhenUnsatisfiable::DoNotSchedule,
@@ -509,16 +511,16 @@ fn convert_spread_constraint(
         when_unsatisfiable,
         selector: label_selector(
             constraint.label_selector.as_ref(),
-            &format!("{path}.labelSelector"),
+            &format_args!("{path}.labelSelector"),
         )?,
         min_domains: constraint.min_domains,
         node_affinity_policy: inclusion_policy(
             constraint.node_affinity_policy.as_deref(),
-            &format!("{path}.nodeAffinityPolicy"),
+            &format_args!("{path}.nodeAffinityPolicy"),
         )?,
         node_taints_policy: inclusion_policy(
             constraint.node_taints_policy.as_deref(),
-            &format!("{path}.nodeTaintsPolicy"),
+            &format_args!("{path}.nodeTaintsPolicy"),
         )?,
         match_label_keys: constraint.match_label_keys.clone().unwrap_or_default(),
     })

@@ -14,7 +14,7 @@ use crate::error::ConvertError;
 /// `matchExpressions` (only `In`, `NotIn`, `Exists`, `DoesNotExist`) ANDed.
 pub(crate) fn label_selector(
     selector: Option<&LabelSelector>,
-    path: &str,
+    path: super::FieldPath<'_>,
 ) -> Result<Selector, ConvertError> {
     let Some(selector) = selector else {
         return Ok(Selector::Nothing);
@@ -46,7 +46,7 @@ pub(crate) fn label_selector(
     }
     let match_labels = selector.match_labels.clone().unwrap_or_default();
     Selector::from_parts(&match_labels, expressions)
-        .map_err(|error| ConvertError::new(path, error.to_string()))
+        .map_err(|error| ConvertError::new(path.to_string(), error.to_string()))
 }
 
 /// The error `metav1.LabelSelectorAsSelector` returns for invalid label keys or values (the first
@@ -166,9 +166,9 @@ mod tests {
 
     #[test]
     fn nil_is_nothing_and_empty_is_everything() {
-        assert_eq!(label_selector(None, "s").unwrap(), Selector::Nothing);
+        assert_eq!(label_selector(None, &"s").unwrap(), Selector::Nothing);
         assert_eq!(
-            label_selector(Some(&LabelSelector::default()), "s").unwrap(),
+            label_selector(Some(&LabelSelector::default()), &"s").unwrap(),
             Selector::everything()
         );
     }
@@ -179,13 +179,13 @@ mod tests {
             match_expressions: Some(vec![expression("a", "Gt", &["1"])]),
             ..Default::default()
         };
-        let error = label_selector(Some(&selector), "spec.selector").unwrap_err();
+        let error = label_selector(Some(&selector), &"spec.selector").unwrap_err();
         assert_eq!(error.path, "spec.selector.matchExpressions[0].operator");
         let selector = LabelSelector {
             match_expressions: Some(vec![expression("a", "In", &[])]),
             ..Default::default()
         };
-        let error = label_selector(Some(&selector), "spec.selector").unwrap_err();
+        let error = label_selector(Some(&selector), &"spec.selector").unwrap_err();
         assert_eq!(error.path, "spec.selector.matchExpressions[0].values");
     }
 

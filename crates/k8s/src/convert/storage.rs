@@ -428,7 +428,7 @@ pub fn convert_capacity(
 ) -> Result<CsiStorageCapacity, ConvertError> {
     let node_topology = match &capacity.node_topology {
         None => None,
-        Some(selector) => Some(label_selector(Some(selector), "nodeTopology")?),
+        Some(selector) => Some(label_selector(Some(selector), &"nodeTopology")?),
     };
     Ok(CsiStorageCapacity {
         namespace: namespace_or(&capacity.metadata, default_namespace),

@@ -118,7 +118,7 @@ impl Loader<'_> {
         let name = object_name(place, &class.metadata)?;
         let overhead = match class.overhead.as_ref().and_then(|o| o.pod_fixed.as_ref()) {
             Some(fixed) => Some(
-                nonnegative_resource_list(Some(fixed), "overhead.podFixed")
+                nonnegative_resource_list(Some(fixed), &"overhead.podFixed")
                     .map_err(|e| place.convert_error(e))?,
             ),
             None => None,

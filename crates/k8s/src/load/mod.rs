@@ -430,7 +430,7 @@ impl<'o> Loader<'o> {
                 self.loaded.cluster.pdbs.push(PodDisruptionBudget {
                     namespace: namespace_or(&budget.metadata, &default_namespace),
                     name: object_name(place, &budget.metadata)?,
-                    selector: label_selector(selector, "spec.selector")
+                    selector: label_selector(selector, &"spec.selector")
                         .map_err(|e| place.convert_error(e))?,
                     disruptions_allowed: budget
                         .status

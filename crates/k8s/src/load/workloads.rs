@@ -176,7 +176,7 @@ impl Loader<'_> {
         kind: WorkloadKind,
     ) -> Result<Selector, Failure> {
         let selector =
-            label_selector(Some(selector), "spec.selector").map_err(|e| place.convert_error(e))?;
+            label_selector(Some(selector), &"spec.selector").map_err(|e| place.convert_error(e))?;
         if selector.is_empty() {
             let message = format!(
                 "Invalid value: empty selector is invalid for {}",
@@ -359,7 +359,7 @@ impl Loader<'_> {
         let key = format!("{}/{namespace}/{name}", WorkloadKind::Job);
         let selector = match (&spec.selector, spec.manual_selector) {
             // A Job read back from the API carries its generated selector; a manual one is as given.
-            (Some(selector), _) => label_selector(Some(selector), "spec.selector")
+            (Some(selector), _) => label_selector(Some(selector), &"spec.selector")
                 .map_err(|e| place.convert_error(e))?,
             (None, Some(true)) => {
                 return Err(place.error(
