@@ -246,12 +246,24 @@ pub(crate) fn place(cluster: &Cluster, workloads: &[Workload], options: &Options
     }
     let simulation = scheduler::simulate(cluster, &pods, options);
     let mut settled = cluster.clone();
-    let bound: BTreeSet<(&str, &str)> = cluster
-        .pods
+    // The running replicas (few) that are bound pods of the cluster: every pod is looked up
+    // among the running keys rather than every pod's key sorted into a set.
+    let running: BTreeSet<(&str, &str)> = workloads
         .iter()
-        .filter(|p| p.node_name.is_some())
-        .map(|p| (p.namespace.as_str(), p.name.as_str()))
+        .flat_map(|w| &w.running)
+        .filter_map(|key| key.split_once('/'))
         .collect();
+    let bound: BTreeSet<(&str, &str)> = if running.is_empty() {
+        BTreeSet::new()
+    } else {
+        cluster
+            .pods
+            .iter()
+            .filter(|p| p.node_name.is_some())
+            .map(|p| (p.namespace.as_str(), p.name.as_str()))
+            .filter(|key| running.contains(key))
+            .collect()
+    };
     let mut members: Vec<Vec<String>> = workloads
         .iter()
         .map(|w| {

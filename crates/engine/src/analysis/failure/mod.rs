@@ -281,7 +281,19 @@ fn fail_with(
         .map(|p| &**p)
         .filter(|p| on_failed(&p.node_name))
         .collect();
-    let gone_keys: BTreeSet<String> = gone.iter().map(|p| p.key()).collect();
+    // The gone pods by key, for the only keys looked up: workload members' (few; not every gone
+    // pod's key made and sorted).
+    let member_keys: BTreeSet<(&str, &str)> = settled
+        .members
+        .iter()
+        .flatten()
+        .filter_map(|key| key.split_once('/'))
+        .collect();
+    let gone_members: BTreeMap<String, &crate::model::Pod> = gone
+        .iter()
+        .filter(|p| member_keys.contains(&(p.namespace.as_str(), p.name.as_str())))
+        .map(|p| (p.key(), *p))
+        .collect();
 
     let owners = Ownership::of(settled);
     let pending_before: Vec<&Pod> = settled.pending.iter().flatten().map(|(p, _)| p).collect();
@@ -361,14 +373,12 @@ fn fail_with(
     let mut held: Vec<(usize, crate::model::Pod, String)> = Vec::new();
     let mut pods = Vec::new();
     let mut owner: Vec<(usize, String, bool)> = Vec::new();
-    let pod_by_key: BTreeMap<String, &crate::model::Pod> =
-        gone.iter().map(|p| (p.key(), *p)).collect();
     for (index, members) in settled.members.iter().enumerate() {
         let stateful = workloads
             .get(index)
             .is_some_and(|w| w.key.starts_with("StatefulSet/"));
-        for key in members.iter().filter(|k| gone_keys.contains(*k)) {
-            if let Some(pod) = pod_by_key.get(key) {
+        for key in members.iter().filter(|k| gone_members.contains_key(*k)) {
+            if let Some(pod) = gone_members.get(key) {
                 let mut replacement = (*pod).clone();
                 replacement.unbind();
                 if stateful && mode == FailureMode::Unreachable {
@@ -440,12 +450,12 @@ fn fail_with(
         let members = &settled.members[index];
         let lost: Vec<String> = members
             .iter()
-            .filter(|k| gone_keys.contains(*k))
+            .filter(|k| gone_members.contains_key(*k))
             .cloned()
             .collect();
         let mut running: Vec<String> = members
             .iter()
-            .filter(|k| !gone_keys.contains(*k))
+            .filter(|k| !gone_members.contains_key(*k))
             .cloned()
             .collect();
         let surviving = running.len();
