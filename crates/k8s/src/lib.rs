@@ -183,6 +183,16 @@ impl Loaded {
         }
     }
 
+    /// Whether [`Loaded::scenario`] is sure to be the same for `self` and `other`, found
+    /// without building either: the three things it is built from (the cluster, the workloads
+    /// and the HorizontalPodAutoscalers) are equal. `false` says nothing: the scenarios may still
+    /// be equal (an autoscaler that scales nothing, a field the analysis drops).
+    pub fn same_scenario_as(&self, other: &Loaded) -> bool {
+        self.cluster == other.cluster
+            && self.workloads == other.workloads
+            && self.hpas == other.hpas
+    }
+
     /// The HorizontalPodAutoscaler scaling `workload`, if one was read.
     pub fn hpa_for(&self, workload: &Workload) -> Option<&Hpa> {
         self.hpas.iter().find(|hpa| {

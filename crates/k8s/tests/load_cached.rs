@@ -210,3 +210,47 @@ fn a_big_list_warmed_in_slices_reads_from_the_cache_and_an_edit_parses_its_item(
         }
     );
 }
+
+/// `Loaded::same_scenario_as` (what lets the playground keep a placement without building the
+/// scenario) never says "same" for loads whose scenarios differ: every corpus and scenario file,
+/// each of the edits above applied in turn, each load compared with the one before it. A comment
+/// keeps the scenario; a replica count changed does not.
+#[test]
+fn same_scenario_as_implies_equal_scenarios() {
+    let options = LoadOptions::default();
+    let load_text = |text: &str| {
+        let sources = [Source {
+            name: "edited.yaml".into(),
+            text: text.into(),
+        }];
+        load(&sources, &options)
+    };
+    let (mut same, mut compared) = (0, 0);
+    for path in corpus_and_scenario_files() {
+        let original = std::fs::read_to_string(&path).expect("utf-8 file");
+        let mut previous = load_text(&original);
+        let mut text = original.clone();
+        for step in 0..6 {
+            text = edit(&text, step);
+            let next = load_text(&text);
+            compared += 1;
+            if next.same_scenario_as(&previous) {
+                same += 1;
+                assert_eq!(
+                    next.scenario(),
+                    previous.scenario(),
+                    "{} after edit {step}",
+                    path.display()
+                );
+            }
+            previous = next;
+        }
+    }
+    // Comments are one edit in five; lines typed into or deleted also often keep the scenario.
+    assert!(same * 5 >= compared, "{same} of {compared} kept");
+
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: web}]}\n";
+    let base = load_text(deployment);
+    assert!(load_text(&format!("# typed\n{deployment}")).same_scenario_as(&base));
+    assert!(!load_text(&deployment.replace("replicas: 3", "replicas: 4")).same_scenario_as(&base));
+}

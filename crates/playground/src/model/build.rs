@@ -79,16 +79,28 @@ fn analyse_with(
         })
         .collect();
 
-    let scenario = loaded.scenario();
+    // The previous settlement is kept when the scenario is the same: known from the load's
+    // inputs when they are equal (a comment, spacing: no scenario built), else by comparing the
+    // scenarios (`previous.settled` is always of `previous.loaded.scenario()`).
+    let previous = previous.filter(|previous| previous.version == version);
     let (settled, explained) = match previous {
-        Some(previous) if previous.version == version && previous.settled.scenario == scenario => (
+        Some(previous) if previous.loaded.same_scenario_as(&loaded) => (
             previous.settled.clone(),
             previous.explained.borrow().clone(),
         ),
-        _ => (
-            std::rc::Rc::new(settle(scenario, &options_for(version))),
-            BTreeMap::new(),
-        ),
+        _ => {
+            let scenario = loaded.scenario();
+            match previous {
+                Some(previous) if previous.settled.scenario == scenario => (
+                    previous.settled.clone(),
+                    previous.explained.borrow().clone(),
+                ),
+                _ => (
+                    std::rc::Rc::new(settle(scenario, &options_for(version))),
+                    BTreeMap::new(),
+                ),
+            }
+        }
     };
     let mut workload_of: BTreeMap<String, usize> = BTreeMap::new();
     for (index, workload) in settled.scenario.workloads.iter().enumerate() {
