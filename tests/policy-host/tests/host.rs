@@ -410,7 +410,12 @@ fn time_evaluation(
     budget: Duration,
     label: &str,
 ) -> (PolicyHost, Runs) {
+    let start = Instant::now();
     let host = PolicyHost::new(wasm(), Some(budget)).expect("the module loads");
+    println!(
+        "module loaded (compiled by wasmtime, wapc_init run) in {} ms",
+        start.elapsed().as_millis()
+    );
     host.set_cluster(objects);
     let payload = serde_json::to_vec(&json!({"settings": settings, "request": request})).unwrap();
     let runs = timed_runs(&host, &payload, label);
