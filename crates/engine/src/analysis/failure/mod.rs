@@ -281,19 +281,7 @@ fn fail_with(
         .map(|p| &**p)
         .filter(|p| on_failed(&p.node_name))
         .collect();
-    // The gone pods by key, for the only keys looked up: workload members' (few; not every gone
-    // pod's key made and sorted).
-    let member_keys: BTreeSet<(&str, &str)> = settled
-        .members
-        .iter()
-        .flatten()
-        .filter_map(|key| key.split_once('/'))
-        .collect();
-    let gone_members: BTreeMap<String, &crate::model::Pod> = gone
-        .iter()
-        .filter(|p| member_keys.contains(&(p.namespace.as_str(), p.name.as_str())))
-        .map(|p| (p.key(), *p))
-        .collect();
+    let gone_members = base::gone_members(&gone, settled.members);
 
     let owners = Ownership::of(settled);
     let pending_before: Vec<&Pod> = settled.pending.iter().flatten().map(|(p, _)| p).collect();

@@ -66,6 +66,28 @@ fn unreachable_zone_blocks_replacements_removed_zone_does_not() {
     assert_eq!(unreachable.recovery.placed[0][0].1, "node-a");
 }
 
+/// A namespace with a `/` in it (nothing forbids one in the input): the replica in the removed
+/// zone is lost and replaced as in any other namespace (pod keys are `namespace/name`).
+#[test]
+fn a_slash_in_the_namespace_loses_and_replaces_as_any_other() {
+    let (cluster, mut workloads) = spread_setup();
+    for pod in &mut workloads[0].to_create {
+        pod.namespace = "team/a".into();
+    }
+    let options = Options::default();
+    let settled = settled(&cluster, &workloads, &options);
+    let removed = fail(
+        &settled,
+        &Domain::Zone("a".into()),
+        FailureMode::Removed,
+        &options,
+    );
+    let impact = &removed.workloads[0];
+    assert_eq!((impact.lost.len(), impact.surviving), (1, 2));
+    assert_eq!(impact.replacements.len(), 1);
+    assert_eq!(impact.running_after, 3);
+}
+
 /// The sweep finds the worst zone and the N+1 verdict; a PDB that allows no disruption is
 /// violated by draining a zone that holds a matching pod.
 #[test]
