@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::files::corpus_and_scenario_files;
+use common::files::{corpus_and_scenario_files, pod_list};
 use spreadlab_k8s::{CacheReads, DocumentCache, LoadOptions, Loaded, Source, load, load_cached};
 
 fn read(text: &str, cache: Option<&mut DocumentCache>) -> String {
@@ -135,20 +135,6 @@ fn an_edit_in_one_document_parses_that_document_only() {
             reused: 49
         }
     );
-}
-
-/// A `kubectl get -o yaml` List big enough to be read item by item: `pods` pods.
-fn pod_list(pods: usize) -> String {
-    let mut text = String::from("apiVersion: v1\nitems:\n");
-    for i in 0..pods {
-        text.push_str(&format!(
-            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n      note: \"{}\"\n    labels:\n      app: web\n    name: web-{i}\n    namespace: default\n  spec:\n    containers:\n    - image: registry.example/web:1\n      name: web\n      resources:\n        requests:\n          cpu: 100m\n    nodeName: n{}\n",
-            "x".repeat(300),
-            i % 3
-        ));
-    }
-    text.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
-    text
 }
 
 #[test]

@@ -21,7 +21,6 @@ pub(crate) fn label_selector(
     };
     let mut expressions = Vec::new();
     for (index, expression) in selector.match_expressions.iter().flatten().enumerate() {
-        let here = format!("{path}.matchExpressions[{index}]");
         let operator = match Operator::parse(&expression.operator) {
             Some(
                 operator @ (Operator::In
@@ -31,7 +30,7 @@ pub(crate) fn label_selector(
             ) => operator,
             _ => {
                 return Err(ConvertError::new(
-                    format!("{here}.operator"),
+                    format!("{path}.matchExpressions[{index}].operator"),
                     unsupported(
                         &expression.operator,
                         &["In", "NotIn", "Exists", "DoesNotExist"],
@@ -40,8 +39,13 @@ pub(crate) fn label_selector(
             }
         };
         let values = expression.values.clone().unwrap_or_default();
-        let requirement = Requirement::new(expression.key.clone(), operator, values)
-            .map_err(|error| ConvertError::new(format!("{here}.values"), error.to_string()))?;
+        let requirement =
+            Requirement::new(expression.key.clone(), operator, values).map_err(|error| {
+                ConvertError::new(
+                    format!("{path}.matchExpressions[{index}].values"),
+                    error.to_string(),
+                )
+            })?;
         expressions.push(requirement);
     }
     let match_labels = selector.match_labels.clone().unwrap_or_default();

@@ -393,20 +393,8 @@ impl Piece {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_files::pod_list;
     use crate::{LoadOptions, Source, load, load_cached};
-
-    fn pod_list(pods: usize) -> String {
-        let mut text = String::from("apiVersion: v1\nitems:\n");
-        for i in 0..pods {
-            text.push_str(&format!(
-                "- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n      note: \"{}\"\n    name: web-{i}\n    namespace: default\n  spec:\n    containers:\n    - {{name: web, image: web}}\n    nodeName: n{}\n",
-                "x".repeat(300),
-                i % 3
-            ));
-        }
-        text.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
-        text
-    }
 
     fn read(text: &str, cache: Option<&mut DocumentCache>) -> String {
         let sources = [Source {
