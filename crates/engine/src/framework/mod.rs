@@ -1,6 +1,7 @@
 //! The scheduling framework: verdicts, plugin names, the profile, pod and node infos, the
 //! snapshot and the extension-point runner. Mirrors kubernetes v1.35 `pkg/scheduler/framework/`.
 
+mod by_class;
 mod cache;
 pub(crate) mod classes;
 pub mod fit_error;

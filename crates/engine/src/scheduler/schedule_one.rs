@@ -16,7 +16,6 @@ use crate::framework::{
 use crate::model::{Cluster, Pod};
 use crate::plugins::default_preemption::{self, PreemptionOutcome};
 use crate::plugins::pod_topology_spread;
-use crate::version::KubeVersion;
 
 use super::queue::{enqueue_waiting, queue_order, queued_nomination};
 
@@ -104,18 +103,6 @@ pub fn schedule_and_bind(snapshot: &mut Snapshot, pod: &Pod, options: &Options) 
     decision
 }
 
-/// The PostFilter text when preemption fails: DynamicResources' PostFilter runs first and, for a
-/// pod without claims, said `no new claims to deallocate` up to v1.36 (`RunPostFilterPlugins`
-/// joins the reasons with ", "); v1.37's returns Unschedulable with no reason
-/// (plugins/dynamicresources/dynamicresources.go `PostFilter`).
-fn with_dynamic_resources_note(version: KubeVersion, preemption: String) -> String {
-    if version.since(37) {
-        preemption
-    } else {
-        alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {preemption}")
-    }
-}
-
 /// The victims' arena ids, in the order they leave their node: by namespace and name.
 /// Upstream deletes them in parallel (`prepareCandidate`), so the order the cache removes them in,
 /// which decides the node's pod order after (`removeFromSlice`), is not fixed there; here it
@@ -181,12 +168,15 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
     // every node when a pod stays Pending or every detail is kept; a cycle that filters by node
     // class and places the pod never needs it.
     let mut statuses: Vec<Option<Status>> = Vec::new();
-    let mut feasible: Vec<usize> = Vec::with_capacity(n_nodes);
+    let mut feasible: Vec<usize> = Vec::new();
     let mut diagnosis = Diagnosis::default();
     // The nominated node's Filter status when it did not pass.
     let mut nominated_failure: Option<(usize, Status)> = None;
     // The nodes the Filter pass processed when it stopped early (node sampling).
     let mut sampled: Option<Vec<usize>> = None;
+    // The first feasible node of each class, when the class pass found them and `feasible` is
+    // still the nodes it found.
+    let mut firsts: Option<Vec<usize>> = None;
     if pre_filter.status.code == Code::Error {
         // `findNodesThatFitPod` returns a PreFilter error before any Filter runs.
         return cycle_error::fail(decision, cycle_error::pre_filter(&pre_filter.status));
@@ -285,10 +275,13 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
                 Some(walk),
             );
             feasible = filtered.feasible;
+            // Nodes with nominated pods join `feasible` below, outside the class pass.
+            firsts = filtered.firsts.filter(|_| with_nominated.is_empty());
             class_verdicts = Some(filtered.verdicts);
             stopped = filtered.stopped;
         } else {
             statuses = alloc::vec![None; n_nodes];
+            feasible.reserve(n_nodes);
             let mut cache = runtime::prepare_node_local_cache(profile, snapshot, pod);
             for (node_index, node_status) in statuses.iter_mut().enumerate() {
                 if !in_result(node_index) {
@@ -381,6 +374,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             processed = sample.processed.len();
             feasible = sample.feasible;
             sampled = Some(sample.processed);
+            firsts = None;
             decision.sampled = true;
         }
         // `processedNodes` is `len(feasibleNodes) + NodeToStatus.Len()`: the nominated node's
@@ -515,17 +509,17 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
 
     let mut scores = None;
     let tied: Vec<usize> = if feasible.len() == 1 {
-        feasible.clone()
+        feasible
     } else {
         // Alike nodes are scored once per class when no score plugin reads a node's identity.
-        let (outcome, totals) =
+        let (outcome, tied) =
             if options.detail != Detail::All && runtime::scores_by_class(profile, snapshot, pod) {
                 runtime::refresh_node_classes(snapshot);
-                runtime::run_score_by_class(profile, snapshot, pod, &feasible)
+                runtime::run_score_by_class(profile, snapshot, pod, feasible, firsts)
             } else {
                 let outcome = run_score(profile, snapshot, pod, &feasible);
-                let totals = outcome.totals.clone();
-                (outcome, totals)
+                let tied = super::tie::best(&feasible, &outcome.totals);
+                (outcome, tied)
             };
         if let Some((plugin, error)) = outcome
             .plugins
@@ -536,7 +530,7 @@ pub fn schedule_one(snapshot: &mut Snapshot, pod: &PodInfo, options: &Options) -
             return cycle_error::fail(decision, cycle_error::pre_score(plugin, error));
         }
         scores = Some(outcome);
-        super::tie::best(&feasible, &totals)
+        tied
     };
     decision.tied_count = tied.len();
     let chosen = options.tie_break.pick(snapshot, &pod.pod, &tied, &[]);

@@ -19,6 +19,21 @@ pub const DYNAMIC_RESOURCES_STATE_NOT_FOUND: &str = "not found";
 /// The DynamicResources PostFilter reason for pods without resource claims.
 pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
 
+/// The PostFilter text when preemption fails: DynamicResources' PostFilter runs first and, for a
+/// pod without claims, said `no new claims to deallocate` up to v1.36 (`RunPostFilterPlugins`
+/// joins the reasons with ", "); v1.37's returns Unschedulable with no reason
+/// (plugins/dynamicresources/dynamicresources.go `PostFilter`).
+pub(super) fn with_dynamic_resources_note(
+    version: crate::version::KubeVersion,
+    preemption: String,
+) -> String {
+    if version.since(37) {
+        preemption
+    } else {
+        alloc::format!("{NO_NEW_CLAIMS_TO_DEALLOCATE}, {preemption}")
+    }
+}
+
 /// How much detail to keep per pod.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detail {
