@@ -1,4 +1,5 @@
 //! Runs one benchmark shape, for profilers: `cargo run --release -p spreadlab-bench --example profile -- spread 1000 [runs] [percentage]`
+//! (`heterogeneous` for the heterogeneous cluster of `cargo xtask perf`)
 //! (with runs, the fastest is printed; a percentage sets `percentageOfNodesToScore`, 100 as
 //! `cargo xtask perf` and the oracle's timing mode run it).
 
@@ -11,7 +12,15 @@ fn main() {
     let shape = args.get(1).map_or("spread", String::as_str);
     let n: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(1_000);
     let shape_kind = Shape::parse(shape).unwrap_or(Shape::Spread);
-    let (cluster, pods) = load(shape_kind, 5_000, n);
+    let (cluster, pods) = if shape == "heterogeneous" {
+        // `cargo xtask perf`'s heterogeneous row: 20,000 bound pods, 3 sizes, some taints.
+        let scenario = spreadlab_conformance::synthetic::heterogeneous(5_000, 20_000, n);
+        let prepared = spreadlab_conformance::differential::prepare(&scenario)
+            .expect("the synthetic scenario loads");
+        (prepared.cluster, prepared.pods)
+    } else {
+        load(shape_kind, 5_000, n)
+    };
     let mut options = Options {
         detail: Detail::None,
         ..Options::default()

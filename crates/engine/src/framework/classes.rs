@@ -4,8 +4,9 @@
 //! of every node. kube-scheduler itself evaluates every node (`findNodesThatPassFilters` in
 //! `pkg/scheduler/schedule_one.go`); this is an exact shortcut of spreadlab's, in the spirit of the
 //! scheduler's long-removed equivalence cache. Which pods may use it is decided per plugin
-//! (`plugins/registry.rs` `reads_node_identity`); the snapshot owns the classes (`snapshot.rs`)
-//! and the scheduler's cycle reads them (`scheduler/find_nodes.rs`).
+//! (`plugins/registry.rs` `reads_node_identity`); the snapshot owns the classes (`snapshot.rs`),
+//! the class passes read them (`framework/by_class.rs`, called from `scheduler/schedule_one.rs`)
+//! and PodTopologySpread's PreFilter reads the spec classes (`NodeClasses::specs`).
 
 use alloc::collections::BTreeMap;
 use alloc::string::String;
@@ -40,6 +41,8 @@ pub struct NodeClasses {
     /// Per node: its spec class (labels but the hostname, taints, `unschedulable`, allocatable,
     /// images and declared features); empty until first used.
     spec: Vec<u32>,
+    /// How many spec classes there are.
+    n_specs: u32,
     /// Per node: its class, valid while `seen[node]` is the node's generation.
     class: Vec<u32>,
     /// Per node: the generation `class` was computed at (`u64::MAX`: never).
@@ -156,11 +159,24 @@ impl NodeClasses {
                 }
             })
             .collect();
+        self.n_specs = n_specs;
         self.class = alloc::vec![0; nodes.len()];
         self.seen = alloc::vec![u64::MAX; nodes.len()];
         self.keys.clear();
         self.by_hash.clear();
         self.touched.clear();
+        // No node is classified yet: the next refresh looks at every node.
+        self.overflow = true;
+    }
+
+    /// Per node: its spec class, built first if the snapshot's nodes are not the ones the spec
+    /// classes were built for; and how many spec classes there are. Nodes of one spec class
+    /// differ only in their identity and their pods.
+    pub(crate) fn specs(&mut self, nodes: &[NodeInfo]) -> (&[u32], usize) {
+        if self.spec.len() != nodes.len() {
+            self.build_specs(nodes);
+        }
+        (&self.spec, self.n_specs as usize)
     }
 
     fn classify(&mut self, node: usize, info: &NodeInfo) -> u32 {
