@@ -140,6 +140,7 @@ pub fn run_filter_by_class(
     let Some(walk) = walk else {
         // The nodes between skipped ones, run by run, in a loop kept tight for clusters of
         // thousands of nodes: a node's class is evaluated only the first time it is met.
+        debug_assert!(skip.windows(2).all(|w| w[0] <= w[1]), "skip is sorted");
         feasible.resize(n, 0);
         let mut len = 0;
         let mut run_start = 0;
@@ -158,7 +159,7 @@ pub fn run_filter_by_class(
                 feasible[len] = node_index;
                 len += usize::from(verdict == PASSED);
             }
-            run_start = run_end + 1;
+            run_start = run_start.max(run_end + 1);
         }
         feasible.truncate(len);
         return ClassFilter {
@@ -244,6 +245,12 @@ pub fn run_score_by_class(
             scored
         }
     };
+    debug_assert!(
+        feasible
+            .iter()
+            .all(|&node| position[class_of[node] as usize] != u32::MAX),
+        "every feasible node's class is scored"
+    );
     let outcome = run_score(profile, snapshot, pod, &scored);
     let best = outcome.totals.iter().copied().max().unwrap_or(i64::MIN);
     // Per class, whether its total is the highest (classes without a feasible node: no).

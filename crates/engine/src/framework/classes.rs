@@ -169,9 +169,10 @@ impl NodeClasses {
         self.overflow = true;
     }
 
-    /// Per node: its spec class, built first if the snapshot's nodes are not the ones the spec
-    /// classes were built for; and how many spec classes there are. Nodes of one spec class
-    /// differ only in their identity and their pods.
+    /// Per node: its spec class, built first when there are none for these nodes (the snapshot
+    /// resets its classes on every node change, so spec classes of as many nodes are theirs);
+    /// and how many spec classes there are. Nodes of one spec class differ only in their
+    /// identity and their pods.
     pub(crate) fn specs(&mut self, nodes: &[NodeInfo]) -> (&[u32], usize) {
         if self.spec.len() != nodes.len() {
             self.build_specs(nodes);
@@ -199,6 +200,12 @@ impl NodeClasses {
         self.keys.push(key);
         bucket.push(class);
         class
+    }
+
+    /// Whether the spec classes are built (for tests: [`NodeClasses::specs`] builds them).
+    #[cfg(test)]
+    pub(crate) fn has_specs(&self) -> bool {
+        !self.spec.is_empty()
     }
 
     /// Per node: its class (after [`NodeClasses::refresh`]).

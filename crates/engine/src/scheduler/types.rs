@@ -23,10 +23,7 @@ pub const NO_NEW_CLAIMS_TO_DEALLOCATE: &str = "no new claims to deallocate";
 /// pod without claims, said `no new claims to deallocate` up to v1.36 (`RunPostFilterPlugins`
 /// joins the reasons with ", "); v1.37's returns Unschedulable with no reason
 /// (plugins/dynamicresources/dynamicresources.go `PostFilter`).
-pub(super) fn with_dynamic_resources_note(
-    version: crate::version::KubeVersion,
-    preemption: String,
-) -> String {
+pub(super) fn with_dynamic_resources_note(version: KubeVersion, preemption: String) -> String {
     if version.since(37) {
         preemption
     } else {

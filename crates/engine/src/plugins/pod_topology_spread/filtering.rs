@@ -240,8 +240,8 @@ pub fn pre_filter(
     )
 }
 
-/// PreFilter's counts where the inclusion policies must be asked per node (required node
-/// affinity or a taints policy honoured).
+/// PreFilter's counts where the inclusion policies must be asked of the nodes (required node
+/// affinity or a taints policy honoured): once per spec class, or per node as upstream asks.
 fn count_reading_nodes(
     constraints: &[SpreadConstraint],
     domains: &mut [DomainTable],
@@ -357,10 +357,11 @@ mod tests {
     };
 
     /// `matchNodeInclusionPolicies` asked once per spec class gives the counts upstream's
-    /// per-node walk gives (the walk runs here when the classes are borrowed elsewhere). Twelve
-    /// nodes in two zones, a third `disk=ssd`, every fourth tainted, one `app=x` pod on each. A
-    /// pod selecting `disk=ssd` and honouring taints counts n0 and n6 in z1 and n3 in z2 (n9 is
-    /// tainted): counts 2 and 1. A pod selecting its node by hostname counts that node alone.
+    /// per-node asking gives (the per-node path runs here while the classes are borrowed
+    /// elsewhere). Twelve nodes in two zones, a third `disk=ssd`, every fourth tainted, one
+    /// `app=x` pod on each. A pod selecting `disk=ssd` and honouring taints counts n0 and n6 in
+    /// z1 and n3 in z2 (n9 is tainted): counts 2 and 1. A pod selecting n6 by hostname counts n6
+    /// alone, although n0 shares its spec class and is met first.
     #[test]
     fn inclusion_asked_per_spec_class_is_exact() {
         let nodes: Vec<Node> = (0..12)
@@ -389,6 +390,7 @@ mod tests {
             })
             .collect();
         let s = snapshot(nodes, bound);
+        assert!(!s.node_classes.borrow().has_specs());
         let incoming = |selector: &[(&str, &str)]| {
             let mut p = pod("p", &[("app", "x")], None);
             p.node_selector = labels(selector);
@@ -416,10 +418,13 @@ mod tests {
         let args = SpreadArgs::default();
         for (selector, expected) in [
             (&[("disk", "ssd")][..], ((true, 2), (true, 1))),
-            (&[(LABEL_HOSTNAME, "n3")][..], ((false, 0), (true, 1))),
+            (&[(LABEL_HOSTNAME, "n6")][..], ((true, 1), (false, 0))),
         ] {
             let pod = incoming(selector);
             let (status, by_spec) = pre_filter(&args, &pod, &s);
+            // The spec classes were built and asked: {n0, n6}, {n1, n5}, {n2, n4, n8, n10},
+            // {n3}, {n7, n11}, {n9}.
+            assert_eq!(s.node_classes.borrow_mut().specs(&s.nodes).1, 6);
             let held = s.node_classes.borrow();
             let (node_status, by_node) = pre_filter(&args, &pod, &s);
             drop(held);
