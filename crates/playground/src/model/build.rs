@@ -81,25 +81,25 @@ fn analyse_with(
 
     // The previous settlement is kept when the scenario is the same: known from the load's
     // inputs when they are equal (a comment, spacing: no scenario built), else by comparing the
-    // scenarios (`previous.settled` is always of `previous.loaded.scenario()`).
-    let previous = previous.filter(|previous| previous.version == version);
-    let (settled, explained) = match previous {
-        Some(previous) if previous.loaded.same_scenario_as(&loaded) => (
+    // scenarios (`previous.settled` is always of `previous.loaded.scenario()`); a scenario built
+    // for that comparison is the one settled when they differ.
+    let mut scenario = None;
+    let kept = previous.filter(|previous| {
+        previous.version == version
+            && (previous.loaded.same_scenario_as(&loaded)
+                || previous.settled.scenario == *scenario.insert(loaded.scenario()))
+    });
+    let (settled, explained) = match kept {
+        Some(previous) => (
             previous.settled.clone(),
             previous.explained.borrow().clone(),
         ),
-        _ => {
-            let scenario = loaded.scenario();
-            match previous {
-                Some(previous) if previous.settled.scenario == scenario => (
-                    previous.settled.clone(),
-                    previous.explained.borrow().clone(),
-                ),
-                _ => (
-                    std::rc::Rc::new(settle(scenario, &options_for(version))),
-                    BTreeMap::new(),
-                ),
-            }
+        None => {
+            let scenario = scenario.unwrap_or_else(|| loaded.scenario());
+            (
+                std::rc::Rc::new(settle(scenario, &options_for(version))),
+                BTreeMap::new(),
+            )
         }
     };
     let mut workload_of: BTreeMap<String, usize> = BTreeMap::new();

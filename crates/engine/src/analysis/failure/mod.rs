@@ -365,17 +365,18 @@ fn fail_with(
         let stateful = workloads
             .get(index)
             .is_some_and(|w| w.key.starts_with("StatefulSet/"));
-        for key in members.iter().filter(|k| gone_members.contains_key(*k)) {
-            if let Some(pod) = gone_members.get(key) {
-                let mut replacement = (*pod).clone();
-                replacement.unbind();
-                if stateful && mode == FailureMode::Unreachable {
-                    held.push((index, replacement, key.clone()));
-                    continue;
-                }
-                pods.push(replacement);
-                owner.push((index, key.clone(), false));
+        let lost = members
+            .iter()
+            .filter_map(|key| gone_members.get(key).map(|pod| (key, pod)));
+        for (key, pod) in lost {
+            let mut replacement = (*pod).clone();
+            replacement.unbind();
+            if stateful && mode == FailureMode::Unreachable {
+                held.push((index, replacement, key.clone()));
+                continue;
             }
+            pods.push(replacement);
+            owner.push((index, key.clone(), false));
         }
         for (pod, _) in &settled.pending[index] {
             pods.push(pod.clone());
