@@ -247,11 +247,12 @@ pub(crate) fn place(cluster: &Cluster, workloads: &[Workload], options: &Options
     let simulation = scheduler::simulate(cluster, &pods, options);
     let mut settled = cluster.clone();
     // The running replicas (few) that are bound pods of the cluster: every pod is looked up
-    // among the running keys rather than every pod's key sorted into a set.
+    // among the running keys (each read every way it splits: `Pod::key_splits`) rather than
+    // every pod's key sorted into a set.
     let running: BTreeSet<(&str, &str)> = workloads
         .iter()
         .flat_map(|w| &w.running)
-        .filter_map(|key| key.split_once('/'))
+        .flat_map(|key| Pod::key_splits(key))
         .collect();
     let bound: BTreeSet<(&str, &str)> = if running.is_empty() {
         BTreeSet::new()
@@ -269,7 +270,7 @@ pub(crate) fn place(cluster: &Cluster, workloads: &[Workload], options: &Options
         .map(|w| {
             w.running
                 .iter()
-                .filter(|key| key.split_once('/').is_some_and(|k| bound.contains(&k)))
+                .filter(|key| Pod::key_splits(key).any(|k| bound.contains(&k)))
                 .cloned()
                 .collect()
         })

@@ -368,6 +368,13 @@ impl Pod {
         key
     }
 
+    /// Every `(namespace, name)` a [`Pod::key`] could have been made from: one per `/` in it,
+    /// since the loader does not check that a namespace holds none (a name cannot).
+    pub fn key_splits(key: &str) -> impl Iterator<Item = (&str, &str)> {
+        key.match_indices('/')
+            .map(move |(at, _)| (&key[..at], &key[at + 1..]))
+    }
+
     /// `nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)`: every `nodeSelector` pair and, when
     /// present, at least one required node affinity term.
     pub fn matches_required_node_affinity(&self, node: &Node) -> bool {

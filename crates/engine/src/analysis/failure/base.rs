@@ -86,7 +86,8 @@ impl<'a> Base<'a> {
 
 /// The `gone` pods that are workload `members`, by key: the only keys the failure analysis looks
 /// up. Each gone pod is checked against the members' keys (few) instead of every gone pod's key
-/// being made and sorted. A key is split at each `/`, as nothing forbids one in a namespace.
+/// being made and sorted (each key read every way it splits:
+/// [`Pod::key_splits`](crate::model::Pod::key_splits)).
 pub(super) fn gone_members<'p>(
     gone: &[&'p crate::model::Pod],
     members: &[Vec<String>],
@@ -94,10 +95,7 @@ pub(super) fn gone_members<'p>(
     let member_keys: BTreeSet<(&str, &str)> = members
         .iter()
         .flatten()
-        .flat_map(|key| {
-            key.match_indices('/')
-                .map(|(at, _)| (&key[..at], &key[at + 1..]))
-        })
+        .flat_map(|key| crate::model::Pod::key_splits(key))
         .collect();
     gone.iter()
         .filter(|p| member_keys.contains(&(p.namespace.as_str(), p.name.as_str())))

@@ -88,6 +88,23 @@ fn a_slash_in_the_namespace_loses_and_replaces_as_any_other() {
     assert_eq!(impact.running_after, 3);
 }
 
+/// Settling counts a running replica in a namespace holding a `/` as a member, as it counts any
+/// other: its key splits at the last `/`, not the first.
+#[test]
+fn a_slash_in_the_namespace_of_a_running_replica_is_still_a_member() {
+    let (mut cluster, mut workloads) = spread_setup();
+    let mut running = workloads[0].template.clone();
+    (running.namespace, running.name) = ("team/a".into(), "web-r".into());
+    running.node_name = Some("node-a".into());
+    workloads[0].running.push(running.key());
+    workloads[0].to_create.pop();
+    cluster.pods.push(alloc::sync::Arc::new(running));
+    let settled = settled(&cluster, &workloads, &Options::default());
+    let mut members = settled.members[0].clone();
+    members.sort();
+    assert_eq!(members, ["default/web-0", "default/web-1", "team/a/web-r"]);
+}
+
 /// The sweep finds the worst zone and the N+1 verdict; a PDB that allows no disruption is
 /// violated by draining a zone that holds a matching pod.
 #[test]
