@@ -1,5 +1,6 @@
 //! Runs one benchmark shape, for profilers: `cargo run --release -p spreadlab-bench --example profile -- spread 1000 [runs] [percentage]`
-//! (`heterogeneous` for the heterogeneous cluster of `cargo xtask perf`)
+//! (`heterogeneous` for the heterogeneous cluster of `cargo xtask perf`, `claims` for its hard
+//! spread where every replica has its own zonal WaitForFirstConsumer claim)
 //! (with runs, the fastest is printed; a percentage sets `percentageOfNodesToScore`, 100 as
 //! `cargo xtask perf` and the oracle's timing mode run it).
 
@@ -15,6 +16,13 @@ fn main() {
     let (cluster, pods) = if shape == "heterogeneous" {
         // `cargo xtask perf`'s heterogeneous row: 20,000 bound pods, 3 sizes, some taints.
         let scenario = spreadlab_conformance::synthetic::heterogeneous(5_000, 20_000, n);
+        let prepared = spreadlab_conformance::differential::prepare(&scenario)
+            .expect("the synthetic scenario loads");
+        (prepared.cluster, prepared.pods)
+    } else if shape == "claims" {
+        // `cargo xtask perf`'s claims row: each replica provisions its own zonal disk.
+        let mut scenario = spreadlab_conformance::synthetic::scenario(Shape::Spread, 5_000, n);
+        spreadlab_conformance::synthetic::with_claims(&mut scenario);
         let prepared = spreadlab_conformance::differential::prepare(&scenario)
             .expect("the synthetic scenario loads");
         (prepared.cluster, prepared.pods)

@@ -23,6 +23,6 @@ pub use runtime::{
     CycleState, PluginScores, PreFilterOutcome, ScoreOutcome, add_pod, remove_pod, run_filter,
     run_filter_with_nominated_pods, run_pre_filter, run_score,
 };
-pub use snapshot::{Mark, NominatedPod, Snapshot, SnapshotWarning, TopologyIndex};
+pub use snapshot::{Mark, NodeCsi, NominatedPod, Snapshot, SnapshotWarning, TopologyIndex};
 pub use status::{Code, Reasons, Status};
 pub use types::{AffinityTerm, NodeInfo, PodId, PodInfo, WeightedAffinityTerm, pod_requests};

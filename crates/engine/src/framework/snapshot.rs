@@ -16,7 +16,10 @@ use super::types::*;
 use crate::version::KubeVersion;
 
 mod changes;
+mod csi;
 mod match_counts;
+
+pub use csi::NodeCsi;
 
 use match_counts::MatchCounts;
 
@@ -42,7 +45,9 @@ pub struct Snapshot {
     /// PodDisruptionBudgets.
     pub pdbs: Vec<PodDisruptionBudget>,
     /// Claims, volumes, classes and CSI objects; binding a pod binds its claims here (the end
-    /// state of VolumeBinding's PreBind and the PV controller).
+    /// state of VolumeBinding's PreBind and the PV controller). Its CSINodes are read through
+    /// a memo by node index ([`Snapshot::csi_node`]), which node changes and rollbacks refresh:
+    /// storage with other CSINodes needs a new snapshot.
     pub storage: Arc<crate::model::Storage>,
     /// How many nodes list each image name (ImageLocality's spread factor).
     pub image_num_nodes: BTreeMap<String, usize>,
@@ -69,6 +74,8 @@ pub struct Snapshot {
     pub next_start_node_index: usize,
     /// The node tree order (`node_tree::tree_order`), built on first use.
     node_tree: RefCell<Option<Arc<Vec<usize>>>>,
+    /// Every node's CSINode by node index, read on first use (see [`Snapshot::csi_node`]).
+    csi_nodes: RefCell<Option<Arc<[NodeCsi]>>>,
     /// Pods below this arena id were there at the last [`Snapshot::mark`].
     guard: PodId,
     /// How many times one of those pods left its node ([`Snapshot::remove`], which a dry run's
@@ -186,6 +193,7 @@ impl Snapshot {
             nominated: Vec::new(),
             next_start_node_index: 0,
             node_tree: RefCell::new(None),
+            csi_nodes: RefCell::new(None),
             guard: 0,
             breaches: 0,
         };
@@ -276,6 +284,7 @@ impl Snapshot {
             nominated: Vec::new(),
             next_start_node_index: 0,
             node_tree: RefCell::new(None),
+            csi_nodes: RefCell::new(None),
             guard: 0,
             breaches: 0,
         }
@@ -424,6 +433,7 @@ impl Snapshot {
         self.nominated = mark.nominated;
         self.next_start_node_index = mark.next_start_node_index;
         self.storage = mark.storage;
+        *self.csi_nodes.get_mut() = None;
         self.controllers.truncate(mark.controllers);
         let indexes = self.topology_indexes.get_mut();
         if indexes.len() > mark.topology_keys.max(TOPOLOGY_INDEX_LIMIT) {

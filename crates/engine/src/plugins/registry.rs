@@ -132,10 +132,10 @@ pub fn filter(
             state.node_volume_limits.as_ref(),
             snapshot,
             pod,
-            node,
+            node_index,
         ),
         PluginName::VolumeBinding => match &state.volume_binding {
-            Some(binding) => volume_binding::filter(binding, snapshot, node),
+            Some(binding) => volume_binding::filter(binding, snapshot, node_index),
             None => Status::success(),
         },
         // Without its PreFilter state (a Filter called on its own, as upstream's unit tests
@@ -330,7 +330,7 @@ pub fn score(
         PluginName::VolumeBinding => {
             let (_, state) = volume_binding::pre_filter(pod, snapshot);
             let raw: Vec<i64> = nodes()
-                .map(|(_, n)| volume_binding::score(state.as_ref(), snapshot, n))
+                .map(|(index, _)| volume_binding::score(state.as_ref(), snapshot, index))
                 .collect();
             (raw.clone(), raw)
         }
@@ -351,16 +351,27 @@ pub fn reserve(profile: &Profile, snapshot: &mut Snapshot, pod: &PodInfo, node_i
         return;
     };
     let node = snapshot.nodes[node_index].node.clone();
-    if let (true, Ok((volumes, reasons))) = (
-        status.is_success(),
-        volume_binding::find_pod_volumes(&state, &snapshot.storage, &node),
-    ) && reasons.is_empty()
-        && volumes != volume_binding::PodVolumes::default()
-    {
-        volume_binding::bind_pod_volumes(
-            alloc::sync::Arc::make_mut(&mut snapshot.storage),
-            &node,
-            &volumes,
-        );
+    let migrated_plugins = snapshot.csi_node(node_index).migrated_plugins.clone();
+    let Ok((volumes, reasons)) = volume_binding::find_pod_volumes(
+        &state,
+        &snapshot.storage,
+        &node,
+        migrated_plugins.as_deref(),
+    ) else {
+        return;
+    };
+    if !status.is_success() || !reasons.is_empty() || volumes == Default::default() {
+        return;
     }
+    // The volume names are copied: binding changes the storage they were read from.
+    let static_bindings: Vec<_> = (volumes.static_bindings.iter())
+        .map(|&(claim, volume)| (claim, String::from(volume)))
+        .collect();
+    let provisions = volumes.dynamic_provisions;
+    volume_binding::bind_pod_volumes(
+        alloc::sync::Arc::make_mut(&mut snapshot.storage),
+        &node,
+        &static_bindings,
+        &provisions,
+    );
 }

@@ -11,7 +11,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED;
-use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
+use crate::framework::{Code, PodInfo, Snapshot, Status};
 use crate::model::csi_translation::{PORTWORX_PLUGIN, csi_driver_of_plugin, is_csi_migration_on};
 use crate::model::{CsiNodeDriver, Pod, PodVolume, Storage, VolumeSource};
 use crate::version::KubeVersion;
@@ -234,24 +234,23 @@ fn driver_info_from_class(
 /// limits, the node's attached volumes of each driver (its pods' and its VolumeAttachments', each
 /// volume once) plus the pod's new ones must not exceed the driver's `allocatable.count`. The new
 /// volumes come from PreFilter's `state` (read here without one, as upstream always does).
+/// `node_index` is the node's index in `snapshot`.
 pub fn filter(
     version: KubeVersion,
     state: Option<&PreFilterState>,
     snapshot: &Snapshot,
     pod: &PodInfo,
-    node: &NodeInfo,
+    node_index: usize,
 ) -> Status {
     if pod.pod.volumes.is_empty() {
         return Status::success();
     }
     let storage = &snapshot.storage;
-    let drivers = storage.csi_nodes.get(&node.node.name);
+    let node_csi = snapshot.csi_node(node_index);
+    let drivers = node_csi.drivers.as_ref();
     let csi_node = CsiNode {
         exists: drivers.is_some(),
-        migrated_plugins: storage
-            .csi_migrated_plugins
-            .get(&node.node.name)
-            .map_or(&[][..], Vec::as_slice),
+        migrated_plugins: node_csi.migrated_plugins.as_deref().unwrap_or_default(),
     };
     let read;
     let new_volumes = match state {
@@ -287,6 +286,9 @@ pub fn filter(
         }
     }
     // getVolumeLimits: the drivers of the CSINode with an `allocatable.count`.
+    if !node_csi.limited {
+        return Status::success();
+    }
     let limits: BTreeMap<&str, i64> = drivers
         .into_iter()
         .flatten()
@@ -295,6 +297,7 @@ pub fn filter(
     if limits.is_empty() {
         return Status::success();
     }
+    let node = &snapshot.nodes[node_index];
     let mut attached = BTreeMap::new();
     for &id in &node.pods {
         let existing = &snapshot.pod(id).pod;

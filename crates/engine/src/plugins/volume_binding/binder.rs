@@ -19,20 +19,22 @@ use crate::model::{
     PersistentVolumeClaim, Quantity, Requirement, Storage, VolumePhase,
 };
 
-/// What binding a pod's unbound claims on one node takes (`PodVolumes`).
+/// What binding a pod's unbound claims on one node takes (`PodVolumes`): the claims are
+/// PreFilter's, the volumes the storage's (nothing is copied for the nodes that are only
+/// filtered or scored).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PodVolumes {
+pub struct PodVolumes<'c, 'v> {
     /// Claims bound to an existing volume: the claim and the volume's name.
-    pub static_bindings: Vec<(PersistentVolumeClaim, String)>,
+    pub static_bindings: Vec<(&'c PersistentVolumeClaim, &'v str)>,
     /// Claims a provisioner creates a volume for.
-    pub dynamic_provisions: Vec<DynamicProvision>,
+    pub dynamic_provisions: Vec<DynamicProvision<'c>>,
 }
 
 /// One claim a provisioner creates a volume for (`DynamicProvision`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DynamicProvision {
+pub struct DynamicProvision<'a> {
     /// The claim.
-    pub claim: PersistentVolumeClaim,
+    pub claim: &'a PersistentVolumeClaim,
     /// The `capacity` of the CSIStorageCapacity `hasEnoughCapacity` found sufficient (`NodeCapacity`),
     /// in bytes: `None` when the driver does not track capacity (or the object has no `capacity`).
     pub node_capacity: Option<i64>,
@@ -40,12 +42,14 @@ pub struct DynamicProvision {
 
 /// `FindPodVolumes`: the bindings on `node` and the reasons it fails, in upstream's order
 /// (node affinity of bound volumes, nothing to bind, not enough storage, missing volumes).
+/// `migrated_plugins` are those the node's CSINode lists (`None`: no such annotation).
 /// `Err` is an error status (a claim without a class, a missing class).
-pub fn find_pod_volumes(
-    state: &PreFilterState,
-    storage: &Storage,
+pub fn find_pod_volumes<'c, 'v>(
+    state: &'c PreFilterState,
+    storage: &'v Storage,
     node: &Node,
-) -> Result<(PodVolumes, Vec<&'static str>), String> {
+    migrated_plugins: Option<&[String]>,
+) -> Result<(PodVolumes<'c, 'v>, Vec<&'static str>), String> {
     let mut volumes = PodVolumes::default();
     let mut bound_satisfied = true;
     let mut unbound_satisfied = true;
@@ -54,10 +58,6 @@ pub fn find_pod_volumes(
     // checkBoundClaims: the first missing volume or node affinity mismatch ends the check; a
     // volume is checked as tryTranslatePVToCSI makes it for the node, and a failed translation is
     // FindPodVolumes' error.
-    let migrated_plugins = storage
-        .csi_migrated_plugins
-        .get(&node.name)
-        .map(Vec::as_slice);
     for claim in &state.bound {
         let Some(volume) = storage.volumes.get(&claim.volume_name) else {
             bound_found = false;
@@ -76,41 +76,46 @@ pub fn find_pod_volumes(
         if state.unbound_delayed.is_empty() {
             break 'unbound;
         }
-        let mut to_match = Vec::new();
-        let mut to_provision = Vec::new();
-        for (claim, candidates) in state.unbound_delayed.iter().zip(&state.candidates) {
-            match &claim.selected_node {
-                Some(selected) if *selected != node.name => {
-                    unbound_satisfied = false;
-                    break 'unbound;
+        // A claim being provisioned for another node: the fast path skips this node. (The
+        // node's name is read only when some claim has a selected node, those left out of
+        // `match_order`: most pods have none, and the read costs a cache miss per node.)
+        let selected = state.unbound_delayed.len() != state.match_order.len();
+        if selected
+            && state.unbound_delayed.iter().any(|claim| {
+                (claim.selected_node.as_ref()).is_some_and(|selected| *selected != node.name)
+            })
+        {
+            unbound_satisfied = false;
+            break 'unbound;
+        }
+        // findMatchingVolumes over the claims no node was selected for, smallest first
+        // (`match_order`); the volumes chosen are the static bindings' (each used once).
+        let mut matched = Vec::new();
+        for &index in &state.match_order {
+            let claim = &state.unbound_delayed[index];
+            let chosen = |name: &str| volumes.static_bindings.iter().any(|(_, v)| *v == name);
+            let candidates = &state.candidates[index];
+            match storage.find_matching_volume(claim, candidates, &node.labels, chosen) {
+                Some(volume) => {
+                    volumes.static_bindings.push((claim, &volume.name));
+                    matched.push(index);
                 }
-                Some(_) => to_provision.push(claim),
-                None => to_match.push((claim, candidates)),
+                None => unbound_satisfied = false,
             }
         }
-        if !to_match.is_empty() {
-            // findMatchingVolumes: smallest claims first (a stable sort, as Go's insertion sort
-            // of a pod's few claims is).
-            to_match.sort_by_key(|(c, _)| c.spec.request.as_ref().map_or(0, Quantity::milli_value));
-            let mut chosen: Vec<&str> = Vec::new();
-            for (claim, candidates) in to_match {
-                match storage.find_matching_volume(claim, candidates, &node.labels, &chosen) {
-                    Some(volume) => {
-                        chosen.push(&volume.name);
-                        volumes
-                            .static_bindings
-                            .push((claim.clone(), volume.name.clone()));
-                    }
-                    None => {
-                        unbound_satisfied = false;
-                        to_provision.push(claim);
-                    }
-                }
-            }
-        }
-        if !to_provision.is_empty() {
+        // The claims to provision: those with a selected node (this one), then those left
+        // unmatched, smallest first.
+        let selected = state
+            .unbound_delayed
+            .iter()
+            .filter(|c| c.selected_node.is_some());
+        let unmatched = (state.match_order.iter())
+            .filter(|index| !matched.contains(*index))
+            .map(|&index| &state.unbound_delayed[index]);
+        let mut to_provision = selected.chain(unmatched).peekable();
+        if to_provision.peek().is_some() {
             let (satisfied, sufficient) =
-                check_volume_provisions(storage, &to_provision, node, &mut volumes)?;
+                check_volume_provisions(storage, to_provision, node, &mut volumes)?;
             unbound_satisfied = satisfied;
             sufficient_storage = sufficient;
         }
@@ -158,14 +163,14 @@ fn try_translate_pv_to_csi(
 /// `checkVolumeProvisions`: every claim's class must have a provisioner that may create a volume
 /// for the node (`allowedTopologies`) with room for it (`hasEnoughCapacity`). Returns
 /// (provisioning possible, enough storage).
-fn check_volume_provisions(
+fn check_volume_provisions<'c>(
     storage: &Storage,
-    claims: &[&PersistentVolumeClaim],
+    claims: impl Iterator<Item = &'c PersistentVolumeClaim>,
     node: &Node,
-    volumes: &mut PodVolumes,
+    volumes: &mut PodVolumes<'c, '_>,
 ) -> Result<(bool, bool), String> {
     let mut provisions = Vec::new();
-    for &claim in claims {
+    for claim in claims {
         let class_name = &claim.spec.storage_class;
         if class_name.is_empty() {
             return Err(format!(
@@ -187,7 +192,7 @@ fn check_volume_provisions(
             return Ok((true, false));
         };
         provisions.push(DynamicProvision {
-            claim: claim.clone(),
+            claim,
             node_capacity,
         });
     }
@@ -235,16 +240,22 @@ fn has_enough_capacity(
 /// volume and claim point at each other; each provisioned claim gets a new volume, pinned by the
 /// topology keys its CSI driver reports for the node (CSINode `topologyKeys`, as the external
 /// provisioner pins it; no pin when the node lists no such driver). Claims made from templates
-/// are stored first.
-pub fn bind_pod_volumes(storage: &mut Storage, node: &Node, volumes: &PodVolumes) {
-    for (claim, volume_name) in &volumes.static_bindings {
+/// are stored first. The bindings are a [`PodVolumes`]' with the volume names copied (binding
+/// changes the storage they were read from).
+pub fn bind_pod_volumes(
+    storage: &mut Storage,
+    node: &Node,
+    static_bindings: &[(&PersistentVolumeClaim, String)],
+    dynamic_provisions: &[DynamicProvision<'_>],
+) {
+    for (claim, volume_name) in static_bindings {
         if let Some(volume) = storage.volumes.get_mut(volume_name) {
             volume.claim_ref = Some(claim_ref(claim));
             volume.phase = VolumePhase::Bound;
         }
         store_bound(storage, claim, volume_name.clone());
     }
-    for DynamicProvision { claim, .. } in &volumes.dynamic_provisions {
+    for DynamicProvision { claim, .. } in dynamic_provisions {
         let name = format!("pvc-{}-{}", claim.namespace, claim.name);
         let provisioner = storage
             .classes

@@ -8,8 +8,8 @@ use alloc::vec::Vec;
 
 use super::ERR_UNBOUND_IMMEDIATE;
 use super::binder::find_pod_volumes;
-use crate::framework::{Code, NodeInfo, PodInfo, Snapshot, Status};
-use crate::model::{PersistentVolumeClaim, VolumeSource};
+use crate::framework::{Code, PodInfo, Snapshot, Status};
+use crate::model::{PersistentVolumeClaim, Quantity, VolumeSource};
 
 /// The pod's claims, sorted as `GetPodVolumeClaims` sorts them.
 #[derive(Clone, Debug, Default)]
@@ -21,6 +21,10 @@ pub struct PreFilterState {
     /// Per unbound claim, the volumes that could match it on some node
     /// (`Storage::matching_candidates`: the node-independent checks, done once per cycle).
     pub candidates: Vec<Vec<String>>,
+    /// The unbound claims no node was selected for (indexes into `unbound_delayed`), smallest
+    /// request first: the order `findMatchingVolumes` tries them in (Go's insertion sort of a
+    /// pod's few claims, which is stable), the same on every node.
+    pub match_order: Vec<usize>,
 }
 
 /// `PreFilter`: `Skip` for a pod without claims; a missing, lost or deleted claim, or one of an
@@ -106,6 +110,17 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
         .iter()
         .map(|claim| storage.matching_candidates(claim))
         .collect();
+    state.match_order = (0..state.unbound_delayed.len())
+        .filter(|&index| state.unbound_delayed[index].selected_node.is_none())
+        .collect();
+    let claims = &state.unbound_delayed;
+    (state.match_order).sort_by_key(|&index| {
+        claims[index]
+            .spec
+            .request
+            .as_ref()
+            .map_or(0, Quantity::milli_value)
+    });
     if immediate {
         return (
             Status::new(Code::UnschedulableAndUnresolvable, ERR_UNBOUND_IMMEDIATE),
@@ -115,9 +130,17 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
     (Status::success(), Some(state))
 }
 
-/// `Filter`: `FindPodVolumes` on the node; its reasons, all at once, are unresolvable.
-pub fn filter(state: &PreFilterState, snapshot: &Snapshot, node: &NodeInfo) -> Status {
-    match find_pod_volumes(state, &snapshot.storage, &node.node) {
+/// `Filter`: `FindPodVolumes` on the node at `node_index`; its reasons, all at once, are
+/// unresolvable.
+pub fn filter(state: &PreFilterState, snapshot: &Snapshot, node_index: usize) -> Status {
+    let csi = snapshot.csi_node(node_index);
+    let node = &snapshot.nodes[node_index].node;
+    match find_pod_volumes(
+        state,
+        &snapshot.storage,
+        node,
+        csi.migrated_plugins.as_deref(),
+    ) {
         Err(message) => Status::new(Code::Error, message),
         Ok((_, reasons)) if reasons.is_empty() => Status::success(),
         Ok((_, reasons)) => Status::with_reasons(

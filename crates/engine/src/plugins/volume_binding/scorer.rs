@@ -5,7 +5,7 @@ use alloc::collections::BTreeMap;
 
 use super::binder::{DynamicProvision, find_pod_volumes};
 use super::filtering::PreFilterState;
-use crate::framework::{NodeInfo, Snapshot};
+use crate::framework::Snapshot;
 use crate::plugins::helper::MAX_NODE_SCORE;
 
 /// `maxUtilization`.
@@ -21,12 +21,20 @@ fn shape(utilization: i64) -> i64 {
 /// bindings; else, per storage class, `shape(requested * 100 / capacity)` (`shape(100)` when the
 /// capacity is 0 or too small), averaged over the classes and rounded. Static bindings (claim
 /// request, volume capacity) win over dynamic provisions (claim request, the CSIStorageCapacity's
-/// `capacity`, provisions without one not counted).
-pub fn score(state: Option<&PreFilterState>, snapshot: &Snapshot, node: &NodeInfo) -> i64 {
+/// `capacity`, provisions without one not counted). `node_index` is the node's index in `snapshot`.
+pub fn score(state: Option<&PreFilterState>, snapshot: &Snapshot, node_index: usize) -> i64 {
     let Some(state) = state else {
         return 0;
     };
-    let Ok((volumes, reasons)) = find_pod_volumes(state, &snapshot.storage, &node.node) else {
+    let csi = snapshot.csi_node(node_index);
+    let node = &snapshot.nodes[node_index].node;
+    let found = find_pod_volumes(
+        state,
+        &snapshot.storage,
+        node,
+        csi.migrated_plugins.as_deref(),
+    );
+    let Ok((volumes, reasons)) = found else {
         return 0;
     };
     if !reasons.is_empty() {
@@ -36,7 +44,7 @@ pub fn score(state: Option<&PreFilterState>, snapshot: &Snapshot, node: &NodeInf
     let mut classes: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     if !volumes.static_bindings.is_empty() {
         for (claim, volume_name) in &volumes.static_bindings {
-            let Some(volume) = snapshot.storage.volumes.get(volume_name) else {
+            let Some(volume) = snapshot.storage.volumes.get(*volume_name) else {
                 continue;
             };
             let entry = classes.entry(volume.storage_class.as_str()).or_default();
