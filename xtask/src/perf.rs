@@ -232,6 +232,21 @@ pub fn perf(args: &[String]) -> Result<(), String> {
     });
     drop((cluster, pods, claims));
 
+    eprintln!("perf: claims, attach limits");
+    let (mut cluster, pods) = spreadlab_bench::load_with_claims(Shape::Spread, 5_000, 1_000);
+    spreadlab_bench::with_attach_limits(&mut cluster, 2);
+    rows.push(Row {
+        name: "hard spread with claims on nodes with attach limits: 1,000 replicas, 5k nodes",
+        runs: time(runs, || simulate(&cluster, &pods, &options())),
+        items: Some(1_000),
+        target: "(reported)",
+        baseline: None,
+        note: String::from(
+            "EKS-like: every CSINode attaches 25 EBS volumes, 2 VolumeAttachments per node",
+        ),
+    });
+    drop((cluster, pods));
+
     if !skip_150k {
         eprintln!("perf: 150k pods");
         // Past a load's 100,000-object bound: the spread pods are loaded once and copied under

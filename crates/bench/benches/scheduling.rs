@@ -40,6 +40,20 @@ fn spread_with_claims_5000_nodes_2000_pods(bencher: divan::Bencher) {
     });
 }
 
+/// The claims above on EKS-like nodes: every CSINode driver attaches at most 25 volumes and each
+/// node has 2 VolumeAttachments (`spreadlab_bench::with_attach_limits`), so NodeVolumeLimits
+/// counts every node's attached volumes for every pod; 1,000 replicas.
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn spread_with_claims_attach_limits_5000_nodes_1000_pods(bencher: divan::Bencher) {
+    let (mut cluster, pods) = load_with_claims(Shape::Spread, 5_000, 1_000);
+    spreadlab_bench::with_attach_limits(&mut cluster, 2);
+    let options = options();
+    bencher.bench_local(|| {
+        let simulation = simulate(&cluster, &pods, &options);
+        assert!(simulation.decisions.iter().all(|d| d.node.is_some()));
+    });
+}
+
 /// 5,000 nodes, 2,000 pods with required hostname anti-affinity.
 #[divan::bench(sample_count = 3, sample_size = 1)]
 fn anti_affinity_5000_nodes_2000_pods(bencher: divan::Bencher) {

@@ -1,6 +1,7 @@
 //! Runs one benchmark shape, for profilers: `cargo run --release -p spreadlab-bench --example profile -- spread 1000 [runs] [percentage]`
 //! (`heterogeneous` for the heterogeneous cluster of `cargo xtask perf`, `claims` for its hard
-//! spread where every replica has its own zonal WaitForFirstConsumer claim)
+//! spread where every replica has its own zonal WaitForFirstConsumer claim, `attached` for that
+//! row on nodes with attach limits and VolumeAttachments)
 //! (with runs, the fastest is printed; a percentage sets `percentageOfNodesToScore`, 100 as
 //! `cargo xtask perf` and the oracle's timing mode run it).
 
@@ -19,12 +20,15 @@ fn main() {
         let prepared = spreadlab_conformance::differential::prepare(&scenario)
             .expect("the synthetic scenario loads");
         (prepared.cluster, prepared.pods)
-    } else if shape == "claims" {
+    } else if shape == "claims" || shape == "attached" {
         // `cargo xtask perf`'s claims row: each replica provisions its own zonal disk.
         let mut scenario = spreadlab_conformance::synthetic::scenario(Shape::Spread, 5_000, n);
         spreadlab_conformance::synthetic::with_claims(&mut scenario);
-        let prepared = spreadlab_conformance::differential::prepare(&scenario)
+        let mut prepared = spreadlab_conformance::differential::prepare(&scenario)
             .expect("the synthetic scenario loads");
+        if shape == "attached" {
+            spreadlab_bench::with_attach_limits(&mut prepared.cluster, 2);
+        }
         (prepared.cluster, prepared.pods)
     } else {
         load(shape_kind, 5_000, n)

@@ -32,6 +32,38 @@ pub fn load_with_claims(shape: Shape, nodes: usize, pods: usize) -> (Cluster, Ve
     (prepared.cluster, prepared.pods)
 }
 
+/// `cluster` as an EKS cluster has its EBS volumes: every CSINode driver may attach 25 volumes
+/// (`allocatable.count`), and each node has `per_node` VolumeAttachments of volumes no pod uses
+/// any more, which NodeVolumeLimits counts against that limit.
+pub fn with_attach_limits(cluster: &mut Cluster, per_node: usize) {
+    use spreadlab_engine::model::{PersistentVolume, VolumeAttachment};
+    let storage = std::sync::Arc::make_mut(&mut cluster.storage);
+    for drivers in storage.csi_nodes.values_mut() {
+        for driver in drivers {
+            driver.allocatable_count = Some(25);
+        }
+    }
+    for node in &cluster.nodes {
+        for i in 0..per_node {
+            let name = format!("pv-{}-{i}", node.name);
+            storage.attachments.push(VolumeAttachment {
+                node: node.name.clone(),
+                attacher: String::from("ebs.csi.aws.com"),
+                volume: name.clone(),
+            });
+            storage.volumes.insert(
+                name.clone(),
+                PersistentVolume {
+                    name: name.clone(),
+                    csi_driver: Some(String::from("ebs.csi.aws.com")),
+                    csi_volume_handle: Some(format!("vol-{name}")),
+                    ..PersistentVolume::default()
+                },
+            );
+        }
+    }
+}
+
 /// The input of the analysis benchmarks: the scenario the loader gives (the snapshot and the
 /// workloads with their update strategies).
 pub struct AnalysisInput {

@@ -368,10 +368,11 @@ pub fn reserve(profile: &Profile, snapshot: &mut Snapshot, pod: &PodInfo, node_i
         .map(|&(claim, volume)| (claim, String::from(volume)))
         .collect();
     let provisions = volumes.dynamic_provisions;
-    volume_binding::bind_pod_volumes(
+    let provisioned = volume_binding::bind_pod_volumes(
         alloc::sync::Arc::make_mut(&mut snapshot.storage),
         &node,
         &static_bindings,
         &provisions,
     );
+    snapshot.volumes_bound(&provisioned);
 }

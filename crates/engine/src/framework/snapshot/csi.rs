@@ -3,13 +3,15 @@
 //! (`csi.go` `Filter`, `binder.go` `FindPodVolumes`), where a lookup by name would cost one
 //! string comparison per level of the storage's maps.
 
+use alloc::collections::BTreeMap;
+use alloc::format;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::cell::Ref;
 
 use super::Snapshot;
-use crate::model::{CsiNodeDriver, Storage};
+use crate::model::{CsiNodeDriver, Storage, VolumeAttachment};
 
 /// What the scheduler's plugins read of one node's CSINode.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,35 +24,81 @@ pub struct NodeCsi {
     /// The in-tree plugins its `storage.alpha.kubernetes.io/migrated-plugins` annotation lists;
     /// `None` when it has no such annotation (or no CSINode).
     pub migrated_plugins: Option<Vec<String>>,
+    /// The CSI volumes attached to the node (NodeVolumeLimits' `getNodeVolumeAttachmentInfo`):
+    /// of each VolumeAttachment to the node with an attacher whose volume exists and has a CSI
+    /// source, `<attacher>/<handle>` and the attacher, each volume once, sorted.
+    pub attached_volumes: Vec<(String, String)>,
 }
 
 impl NodeCsi {
     /// The CSINode of the node `name`, as `storage` holds it.
     pub fn read(storage: &Storage, name: &str) -> NodeCsi {
+        let mut attached = BTreeMap::new();
+        for attachment in storage.attachments.iter().filter(|a| a.node == name) {
+            add_attached(storage, attachment, &mut attached);
+        }
+        NodeCsi {
+            attached_volumes: attached.into_iter().collect(),
+            ..NodeCsi::without_attachments(storage, name)
+        }
+    }
+
+    /// [`NodeCsi::read`] but for the attachments, which the memo finds in one pass for every node.
+    fn without_attachments(storage: &Storage, name: &str) -> NodeCsi {
         let drivers = storage.csi_nodes.get(name).cloned();
         NodeCsi {
-            limited: drivers
-                .iter()
-                .flatten()
-                .any(|d| d.allocatable_count.is_some()),
+            limited: (drivers.iter().flatten()).any(|d| d.allocatable_count.is_some()),
             drivers,
             migrated_plugins: storage.csi_migrated_plugins.get(name).cloned(),
+            attached_volumes: Vec::new(),
         }
     }
 }
 
+/// Adds the volume of `attachment` to `attached` (see [`NodeCsi::attached_volumes`]).
+fn add_attached(
+    storage: &Storage,
+    attachment: &VolumeAttachment,
+    attached: &mut BTreeMap<String, String>,
+) {
+    if attachment.attacher.is_empty() {
+        return;
+    }
+    let Some(handle) = (storage.volumes.get(&attachment.volume))
+        .filter(|pv| pv.csi_driver.is_some())
+        .and_then(|pv| pv.csi_volume_handle.as_ref())
+    else {
+        return;
+    };
+    attached.insert(
+        format!("{}/{handle}", attachment.attacher),
+        attachment.attacher.clone(),
+    );
+}
+
 impl Snapshot {
     /// The CSINode of the node at index `node`. Every node's is read from `storage` on first
-    /// use: a simulation never changes CSINodes (binding a pod adds claims and volumes only), so
-    /// the memo holds until the nodes change or a rollback restores an earlier storage. Debug
-    /// builds compare every read with a lookup by name.
+    /// use: a simulation never changes CSINodes or VolumeAttachments (binding a pod adds claims
+    /// and volumes only), so the memo holds until the nodes change, a rollback restores an
+    /// earlier storage or binding adds a volume an attachment names. Debug builds compare every
+    /// read with a lookup by name.
     pub fn csi_node(&self, node: usize) -> Ref<'_, NodeCsi> {
         if self.csi_nodes.borrow().is_none() {
-            let all: Arc<[NodeCsi]> = self
-                .nodes
-                .iter()
-                .map(|info| NodeCsi::read(&self.storage, &info.node.name))
+            let storage = &self.storage;
+            let mut all: Vec<NodeCsi> = (self.nodes.iter())
+                .map(|info| NodeCsi::without_attachments(storage, &info.node.name))
                 .collect();
+            // The attachments in one pass (not one pass per node), each to its node.
+            let mut attached = BTreeMap::new();
+            for attachment in &storage.attachments {
+                if let Some(&node) = self.node_index.get(&attachment.node) {
+                    add_attached(storage, attachment, attached.entry(node).or_default());
+                }
+            }
+            for (node, volumes) in attached {
+                all[node].attached_volumes = volumes.into_iter().collect();
+            }
+            let all: Arc<[NodeCsi]> = all.into();
             // No reference into the memo is out while it is empty.
             *self.csi_nodes.borrow_mut() = Some(all);
         }
@@ -65,6 +113,15 @@ impl Snapshot {
         );
         read
     }
+
+    /// After binding added or replaced the volumes `names`: the memo is made afresh when a
+    /// VolumeAttachment names one of them (its attached volume may have changed).
+    pub(crate) fn volumes_bound(&mut self, names: &[String]) {
+        let storage = &self.storage;
+        if (storage.attachments.iter()).any(|a| names.contains(&a.volume)) {
+            *self.csi_nodes.get_mut() = None;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -74,7 +131,7 @@ mod tests {
 
     use super::*;
     use crate::framework::testing::node;
-    use crate::model::Cluster;
+    use crate::model::{Cluster, PersistentVolume};
     use crate::version::KubeVersion;
 
     fn driver(count: Option<i32>) -> Vec<CsiNodeDriver> {
@@ -85,8 +142,18 @@ mod tests {
         }]
     }
 
-    /// The memo answers by node index as a lookup by name does, after the nodes move (a node
-    /// removed, one inserted) and after a rollback restores a storage with other CSINodes.
+    fn csi_volume(name: &str) -> PersistentVolume {
+        PersistentVolume {
+            name: name.to_string(),
+            csi_driver: Some("ebs.csi.aws.com".to_string()),
+            csi_volume_handle: Some(format!("vol-{name}")),
+            ..PersistentVolume::default()
+        }
+    }
+
+    /// The memo answers by node index as a lookup by name does: after the nodes move (a node
+    /// removed, one inserted), after binding provisions a volume an attachment names, and after
+    /// a rollback restores a storage with other CSINodes.
     #[test]
     fn the_memo_follows_node_changes_and_rollbacks() {
         let mut storage = Storage::default();
@@ -95,6 +162,19 @@ mod tests {
         storage
             .csi_migrated_plugins
             .insert("n2".into(), vec!["kubernetes.io/aws-ebs".to_string()]);
+        storage.volumes.insert("pv-a".into(), csi_volume("pv-a"));
+        for (node, volume) in [
+            ("n1", "pv-a"),
+            ("n1", "pv-a"),
+            ("n2", "pvc-x"),
+            ("n9", "pv-a"),
+        ] {
+            storage.attachments.push(VolumeAttachment {
+                node: node.into(),
+                attacher: "ebs.csi.aws.com".into(),
+                volume: volume.into(),
+            });
+        }
         let cluster = Cluster {
             nodes: vec![node("n0", &[]), node("n1", &[]), node("n2", &[])],
             storage: Arc::new(storage.clone()),
@@ -103,23 +183,46 @@ mod tests {
         let (mut snapshot, _) = Snapshot::new(&cluster, KubeVersion::DEFAULT);
         let read = |snapshot: &Snapshot, index: usize| snapshot.csi_node(index).clone();
         assert_eq!(read(&snapshot, 0), NodeCsi::default());
-        assert!(read(&snapshot, 1).limited);
+        let n1 = read(&snapshot, 1);
+        assert!(n1.limited);
+        // Two attachments of one volume count once; n9 is not a node of the snapshot.
+        let pv_a = (
+            "ebs.csi.aws.com/vol-pv-a".to_string(),
+            "ebs.csi.aws.com".to_string(),
+        );
+        assert_eq!(n1.attached_volumes, core::slice::from_ref(&pv_a));
         let n2 = read(&snapshot, 2);
         assert!(!n2.limited && n2.drivers.is_some() && n2.migrated_plugins.is_some());
+        // n2's attachment names a volume binding has not provisioned yet.
+        assert!(n2.attached_volumes.is_empty());
+        Arc::make_mut(&mut snapshot.storage)
+            .volumes
+            .insert("pvc-x".into(), csi_volume("pvc-x"));
+        snapshot.volumes_bound(&["pvc-x".to_string()]);
+        let n2 = read(&snapshot, 2);
+        assert_eq!(n2.attached_volumes.len(), 1);
         // n0 goes: n1 is now at 0 and n2 at 1.
         snapshot.remove_node("n0");
         assert!(read(&snapshot, 0).limited);
         assert_eq!(read(&snapshot, 1), n2);
-        // A node inserted first moves them back.
+        // A node inserted first moves them back; it has no CSINode, but an attachment.
         snapshot.insert_node(0, node("n9", &[]));
-        assert_eq!(read(&snapshot, 0), NodeCsi::default());
+        let n9 = read(&snapshot, 0);
+        assert_eq!(
+            (n9.drivers, n9.attached_volumes),
+            (None, vec![pv_a.clone()])
+        );
         assert!(read(&snapshot, 1).limited);
         // Storage changed after a mark, then rolled back: n1 loses its CSINode and regains it.
         let mark = snapshot.mark();
         storage.csi_nodes.remove("n1");
         snapshot.storage = Arc::new(storage);
         *snapshot.csi_nodes.get_mut() = None;
-        assert_eq!(read(&snapshot, 1), NodeCsi::default());
+        let without = read(&snapshot, 1);
+        assert_eq!(
+            (without.drivers, without.attached_volumes),
+            (None, vec![pv_a])
+        );
         assert!(snapshot.rollback(mark));
         assert!(read(&snapshot, 1).limited);
     }

@@ -312,28 +312,10 @@ pub fn filter(
         *attached_count.entry(driver).or_default() += 1;
     }
     // getNodeVolumeAttachmentInfo: the node's VolumeAttachments of CSI volumes, by
-    // `<attacher>/<handle>`, each once, not counted again when a pod there uses the volume.
-    let mut attachments: BTreeMap<String, &str> = BTreeMap::new();
-    for attachment in storage
-        .attachments
-        .iter()
-        .filter(|a| a.node == node.node.name && !a.attacher.is_empty())
-    {
-        let Some(handle) = storage
-            .volumes
-            .get(&attachment.volume)
-            .filter(|pv| pv.csi_driver.is_some())
-            .and_then(|pv| pv.csi_volume_handle.as_ref())
-        else {
-            continue;
-        };
-        attachments.insert(
-            format!("{}/{handle}", attachment.attacher),
-            &attachment.attacher,
-        );
-    }
-    for (unique, driver) in attachments {
-        if !attached.contains_key(&unique) {
+    // `<attacher>/<handle>`, each once (read with the CSINode), not counted again when a pod
+    // there uses the volume.
+    for (unique, driver) in &node_csi.attached_volumes {
+        if !attached.contains_key(unique) {
             *attached_count.entry(driver).or_default() += 1;
         }
     }

@@ -241,13 +241,14 @@ fn has_enough_capacity(
 /// topology keys its CSI driver reports for the node (CSINode `topologyKeys`, as the external
 /// provisioner pins it; no pin when the node lists no such driver). Claims made from templates
 /// are stored first. The bindings are a [`PodVolumes`]' with the volume names copied (binding
-/// changes the storage they were read from).
+/// changes the storage they were read from). Returns the names of the volumes provisioned.
 pub fn bind_pod_volumes(
     storage: &mut Storage,
     node: &Node,
     static_bindings: &[(&PersistentVolumeClaim, String)],
     dynamic_provisions: &[DynamicProvision<'_>],
-) {
+) -> Vec<String> {
+    let mut provisioned = Vec::new();
     for (claim, volume_name) in static_bindings {
         if let Some(volume) = storage.volumes.get_mut(volume_name) {
             volume.claim_ref = Some(claim_ref(claim));
@@ -299,8 +300,10 @@ pub fn bind_pod_volumes(
             ..PersistentVolume::default()
         };
         storage.volumes.insert(name.clone(), volume);
-        store_bound(storage, claim, name);
+        store_bound(storage, claim, name.clone());
+        provisioned.push(name);
     }
+    provisioned
 }
 
 /// A volume's reference to `claim`.
