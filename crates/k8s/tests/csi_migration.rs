@@ -461,3 +461,97 @@ spec:
         "{warnings:#?}"
     );
 }
+
+/// A VolumeAttachment to n2 names the volume the simulation provisions for pod `a`'s claim on n1
+/// (`pvc-default-c0`, CSI handle `default-c0`). Once `a` is bound, n2's attached volume exists,
+/// and with the new claim of pod `b` it exceeds n2's limit of one EBS volume (upstream
+/// `getNodeVolumeAttachmentInfo` counts every VolumeAttachment of a CSI volume): `b`, which must
+/// run on n2, stays Pending. Without the attachment `b` lands on n2. (The snapshot's CSINode memo
+/// must be refreshed when binding provisions the attached volume.)
+#[test]
+fn an_attachment_counts_once_binding_provisions_its_volume() {
+    let objects = |attachment: &str| {
+        format!(
+            r#"
+apiVersion: v1
+kind: Node
+metadata: {{name: n1, labels: {{kubernetes.io/hostname: n1}}}}
+status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}
+---
+apiVersion: v1
+kind: Node
+metadata: {{name: n2, labels: {{kubernetes.io/hostname: n2}}}}
+status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {{name: n1}}
+spec: {{drivers: [{{name: ebs.csi.aws.com, nodeID: n1, allocatable: {{count: 1}}}}]}}
+---
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata: {{name: n2}}
+spec: {{drivers: [{{name: ebs.csi.aws.com, nodeID: n2, allocatable: {{count: 1}}}}]}}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {{name: ebs}}
+provisioner: ebs.csi.aws.com
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: c0, namespace: default}}
+spec: {{storageClassName: ebs, accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: c1, namespace: default}}
+spec: {{storageClassName: ebs, accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}
+{attachment}"#
+        )
+    };
+    let attachment = r#"---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {name: va-1}
+spec: {attacher: ebs.csi.aws.com, nodeName: n2, source: {persistentVolumeName: pvc-default-c0}}
+"#;
+    let pod = |name: &str, claim: &str, node: &str, created: &str| {
+        let pod = serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "default", "creationTimestamp": created},
+            "spec": {
+                "nodeSelector": {"kubernetes.io/hostname": node},
+                "containers": [{"name": "c", "image": "app"}],
+                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}],
+            },
+        });
+        let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(pod).unwrap();
+        spreadlab_k8s::convert_pod(&pod, "default").unwrap()
+    };
+    let pods = [
+        pod("a", "c0", "n1", "2024-01-01T00:00:00Z"),
+        pod("b", "c1", "n2", "2024-01-01T00:00:01Z"),
+    ];
+    let placed = |attachment: &str| {
+        let loaded = load_text("attached.yaml", &objects(attachment));
+        assert!(loaded.errors.is_empty(), "{:#?}", loaded.errors);
+        let options = spreadlab_engine::scheduler::Options::default();
+        let simulation = spreadlab_engine::scheduler::simulate(&loaded.cluster, &pods, &options);
+        (simulation.decisions.iter())
+            .map(|d| (d.name.clone(), d.node.clone()))
+            .collect::<Vec<_>>()
+    };
+    let n = |name: &str| Some(String::from(name));
+    assert_eq!(
+        placed(""),
+        [("a".into(), n("n1")), ("b".into(), n("n2"))],
+        "without the attachment"
+    );
+    assert_eq!(
+        placed(attachment),
+        [("a".into(), n("n1")), ("b".into(), None)],
+        "with the attachment"
+    );
+}

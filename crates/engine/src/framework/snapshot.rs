@@ -6,7 +6,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::cell::RefCell;
+use core::cell::{OnceCell, RefCell};
 
 use crate::model::{
     Cluster, Controller, Labels, Node, Pod, PodDisruptionBudget, Selector, Service,
@@ -45,9 +45,10 @@ pub struct Snapshot {
     /// PodDisruptionBudgets.
     pub pdbs: Vec<PodDisruptionBudget>,
     /// Claims, volumes, classes and CSI objects; binding a pod binds its claims here (the end
-    /// state of VolumeBinding's PreBind and the PV controller). Its CSINodes are read through
-    /// a memo by node index ([`Snapshot::csi_node`]), which node changes and rollbacks refresh:
-    /// storage with other CSINodes needs a new snapshot.
+    /// state of VolumeBinding's PreBind and the PV controller). Its CSINodes, VolumeAttachments
+    /// and the CSI sources of the volumes those name are read through a memo by node index
+    /// ([`Snapshot::csi_node`]), which node changes, rollbacks and provisioning refresh: storage
+    /// that differs in them needs a new snapshot.
     pub storage: Arc<crate::model::Storage>,
     /// How many nodes list each image name (ImageLocality's spread factor).
     pub image_num_nodes: BTreeMap<String, usize>,
@@ -75,7 +76,7 @@ pub struct Snapshot {
     /// The node tree order (`node_tree::tree_order`), built on first use.
     node_tree: RefCell<Option<Arc<Vec<usize>>>>,
     /// Every node's CSINode by node index, read on first use (see [`Snapshot::csi_node`]).
-    csi_nodes: RefCell<Option<Arc<[NodeCsi]>>>,
+    csi_nodes: OnceCell<Arc<[NodeCsi]>>,
     /// Pods below this arena id were there at the last [`Snapshot::mark`].
     guard: PodId,
     /// How many times one of those pods left its node ([`Snapshot::remove`], which a dry run's
@@ -193,7 +194,7 @@ impl Snapshot {
             nominated: Vec::new(),
             next_start_node_index: 0,
             node_tree: RefCell::new(None),
-            csi_nodes: RefCell::new(None),
+            csi_nodes: OnceCell::new(),
             guard: 0,
             breaches: 0,
         };
@@ -284,7 +285,7 @@ impl Snapshot {
             nominated: Vec::new(),
             next_start_node_index: 0,
             node_tree: RefCell::new(None),
-            csi_nodes: RefCell::new(None),
+            csi_nodes: OnceCell::new(),
             guard: 0,
             breaches: 0,
         }
@@ -432,8 +433,10 @@ impl Snapshot {
         self.pod_node.truncate(mark.pods);
         self.nominated = mark.nominated;
         self.next_start_node_index = mark.next_start_node_index;
-        self.storage = mark.storage;
-        *self.csi_nodes.get_mut() = None;
+        if !Arc::ptr_eq(&self.storage, &mark.storage) {
+            self.storage = mark.storage;
+            self.csi_nodes.take();
+        }
         self.controllers.truncate(mark.controllers);
         let indexes = self.topology_indexes.get_mut();
         if indexes.len() > mark.topology_keys.max(TOPOLOGY_INDEX_LIMIT) {

@@ -89,7 +89,7 @@ fn a_slash_in_the_namespace_loses_and_replaces_as_any_other() {
 }
 
 /// Settling counts a running replica in a namespace holding a `/` as a member, as it counts any
-/// other: its key splits at the last `/`, not the first.
+/// other: its key is tried at every `/`, not only the first.
 #[test]
 fn a_slash_in_the_namespace_of_a_running_replica_is_still_a_member() {
     let (mut cluster, mut workloads) = spread_setup();

@@ -157,7 +157,7 @@ impl Snapshot {
     fn nodes_changed(&mut self) {
         self.topology_indexes.get_mut().clear();
         *self.node_tree.get_mut() = None;
-        *self.csi_nodes.get_mut() = None;
+        self.csi_nodes.take();
         *self.node_classes.get_mut() = super::super::classes::NodeClasses::default();
         *self.node_local_cache.get_mut() = super::super::cache::NodeLocalCache::default();
     }

@@ -6,9 +6,7 @@
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
-use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::cell::Ref;
 
 use super::Snapshot;
 use crate::model::{CsiNodeDriver, Storage, VolumeAttachment};
@@ -78,12 +76,12 @@ fn add_attached(
 
 impl Snapshot {
     /// The CSINode of the node at index `node`. Every node's is read from `storage` on first
-    /// use: a simulation never changes CSINodes or VolumeAttachments (binding a pod adds claims
-    /// and volumes only), so the memo holds until the nodes change, a rollback restores an
-    /// earlier storage or binding adds a volume an attachment names. Debug builds compare every
-    /// read with a lookup by name.
-    pub fn csi_node(&self, node: usize) -> Ref<'_, NodeCsi> {
-        if self.csi_nodes.borrow().is_none() {
+    /// use. A simulation never changes a CSINode, a VolumeAttachment or an existing volume's CSI
+    /// source (binding a pod adds claims and volumes and binds existing ones), so the memo holds
+    /// until the nodes change, a rollback restores another storage or binding provisions a
+    /// volume an attachment names. Debug builds compare every read with a lookup by name.
+    pub fn csi_node(&self, node: usize) -> &NodeCsi {
+        let all = self.csi_nodes.get_or_init(|| {
             let storage = &self.storage;
             let mut all: Vec<NodeCsi> = (self.nodes.iter())
                 .map(|info| NodeCsi::without_attachments(storage, &info.node.name))
@@ -98,14 +96,9 @@ impl Snapshot {
             for (node, volumes) in attached {
                 all[node].attached_volumes = volumes.into_iter().collect();
             }
-            let all: Arc<[NodeCsi]> = all.into();
-            // No reference into the memo is out while it is empty.
-            *self.csi_nodes.borrow_mut() = Some(all);
-        }
-        let read = Ref::map(self.csi_nodes.borrow(), |all| match all {
-            Some(all) => &all[node],
-            None => unreachable!("filled above"),
+            all.into()
         });
+        let read = &all[node];
         debug_assert_eq!(
             *read,
             NodeCsi::read(&self.storage, &self.nodes[node].node.name),
@@ -114,12 +107,14 @@ impl Snapshot {
         read
     }
 
-    /// After binding added or replaced the volumes `names`: the memo is made afresh when a
-    /// VolumeAttachment names one of them (its attached volume may have changed).
+    /// After binding provisioned the volumes `names` (each added, or replacing one of the same
+    /// name): the memo is made afresh when a VolumeAttachment names one of them.
     pub(crate) fn volumes_bound(&mut self, names: &[String]) {
-        let storage = &self.storage;
-        if (storage.attachments.iter()).any(|a| names.contains(&a.volume)) {
-            *self.csi_nodes.get_mut() = None;
+        if names.is_empty() {
+            return;
+        }
+        if (self.storage.attachments.iter()).any(|a| names.contains(&a.volume)) {
+            self.csi_nodes.take();
         }
     }
 }
@@ -127,6 +122,7 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use alloc::string::ToString;
+    use alloc::sync::Arc;
     use alloc::vec;
 
     use super::*;
@@ -217,7 +213,7 @@ mod tests {
         let mark = snapshot.mark();
         storage.csi_nodes.remove("n1");
         snapshot.storage = Arc::new(storage);
-        *snapshot.csi_nodes.get_mut() = None;
+        snapshot.csi_nodes.take();
         let without = read(&snapshot, 1);
         assert_eq!(
             (without.drivers, without.attached_volumes),

@@ -1,6 +1,7 @@
 //! PreFilter and Filter of NodeVolumeLimits (`csi.go` `PreFilter`, `Filter`,
 //! `filterAttachableVolumes`, `checkAttachableInlineVolume`, `getCSIDriverInfo`,
-//! `getCSIDriverInfoFromSC`, `getVolumeLimits`, `getNodeVolumeAttachmentInfo`; `utils.go`
+//! `getCSIDriverInfoFromSC`, `getVolumeLimits`; `getNodeVolumeAttachmentInfo` is read with the
+//! node's CSINode, `framework/snapshot/csi.rs`; `utils.go`
 //! `isCSIMigrationOn`), with in-tree sources translated as `k8s.io/csi-translation-lib` does
 //! (`model::csi_translation`).
 
@@ -294,9 +295,6 @@ pub fn filter(
         .flatten()
         .filter_map(|d| Some((d.name.as_str(), i64::from(d.allocatable_count?))))
         .collect();
-    if limits.is_empty() {
-        return Status::success();
-    }
     let node = &snapshot.nodes[node_index];
     let mut attached = BTreeMap::new();
     for &id in &node.pods {

@@ -79,8 +79,15 @@ pub fn find_pod_volumes<'c, 'v>(
         // A claim being provisioned for another node: the fast path skips this node. (The
         // node's name is read only when some claim has a selected node, those left out of
         // `match_order`: most pods have none, and the read costs a cache miss per node.)
-        let selected = state.unbound_delayed.len() != state.match_order.len();
-        if selected
+        debug_assert_eq!(
+            state.match_order.len(),
+            (state.unbound_delayed.iter())
+                .filter(|claim| claim.selected_node.is_none())
+                .count(),
+            "match_order lists the claims without a selected node"
+        );
+        let any_selected = state.unbound_delayed.len() != state.match_order.len();
+        if any_selected
             && state.unbound_delayed.iter().any(|claim| {
                 (claim.selected_node.as_ref()).is_some_and(|selected| *selected != node.name)
             })
@@ -105,14 +112,11 @@ pub fn find_pod_volumes<'c, 'v>(
         }
         // The claims to provision: those with a selected node (this one), then those left
         // unmatched, smallest first.
-        let selected = state
-            .unbound_delayed
-            .iter()
-            .filter(|c| c.selected_node.is_some());
+        let selected_claims = (state.unbound_delayed.iter()).filter(|c| c.selected_node.is_some());
         let unmatched = (state.match_order.iter())
             .filter(|index| !matched.contains(*index))
             .map(|&index| &state.unbound_delayed[index]);
-        let mut to_provision = selected.chain(unmatched).peekable();
+        let mut to_provision = selected_claims.chain(unmatched).peekable();
         if to_provision.peek().is_some() {
             let (satisfied, sufficient) =
                 check_volume_provisions(storage, to_provision, node, &mut volumes)?;

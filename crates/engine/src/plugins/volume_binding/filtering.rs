@@ -22,8 +22,9 @@ pub struct PreFilterState {
     /// (`Storage::matching_candidates`: the node-independent checks, done once per cycle).
     pub candidates: Vec<Vec<String>>,
     /// The unbound claims no node was selected for (indexes into `unbound_delayed`), smallest
-    /// request first: the order `findMatchingVolumes` tries them in (Go's insertion sort of a
-    /// pod's few claims, which is stable), the same on every node.
+    /// request first: the order `findMatchingVolumes` tries them in, the same on every node. Equal
+    /// requests keep their order, as Go's `sort.Sort` does for up to 12 claims (its insertion
+    /// sort); past 12 its pdqsort is not stable, and spreadlab keeps the order still.
     pub match_order: Vec<usize>,
 }
 
@@ -110,23 +111,24 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
         .iter()
         .map(|claim| storage.matching_candidates(claim))
         .collect();
-    state.match_order = (0..state.unbound_delayed.len())
-        .filter(|&index| state.unbound_delayed[index].selected_node.is_none())
-        .collect();
-    let claims = &state.unbound_delayed;
-    (state.match_order).sort_by_key(|&index| {
-        claims[index]
-            .spec
-            .request
-            .as_ref()
-            .map_or(0, Quantity::milli_value)
-    });
     if immediate {
         return (
             Status::new(Code::UnschedulableAndUnresolvable, ERR_UNBOUND_IMMEDIATE),
             None,
         );
     }
+    state.match_order = (0..state.unbound_delayed.len())
+        .filter(|&index| state.unbound_delayed[index].selected_node.is_none())
+        .collect();
+    let claims = &state.unbound_delayed;
+    let request = |index: &usize| {
+        claims[*index]
+            .spec
+            .request
+            .as_ref()
+            .map_or(0, Quantity::milli_value)
+    };
+    state.match_order.sort_by_key(request);
     (Status::success(), Some(state))
 }
 
