@@ -1,7 +1,8 @@
-//! Each node's CSINode, looked up by node name once per snapshot and then read by node index:
-//! NodeVolumeLimits and VolumeBinding read it for every node a pod with volumes is filtered on
-//! (`csi.go` `Filter`, `binder.go` `FindPodVolumes`), where a lookup by name would cost one
-//! string comparison per level of the storage's maps.
+//! Each node's CSINode and attached CSI volumes, read once per snapshot and then by node index:
+//! NodeVolumeLimits and VolumeBinding read them for every node a pod with volumes is filtered on
+//! (`csi.go` `Filter`, `getNodeVolumeAttachmentInfo`; `binder.go` `FindPodVolumes`), where a
+//! lookup by name costs one string comparison per level of the storage's maps and the
+//! attachments are every VolumeAttachment of the cluster.
 
 use alloc::collections::BTreeMap;
 use alloc::format;
