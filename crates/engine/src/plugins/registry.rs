@@ -351,13 +351,8 @@ pub fn reserve(profile: &Profile, snapshot: &mut Snapshot, pod: &PodInfo, node_i
         return;
     };
     let node = snapshot.nodes[node_index].node.clone();
-    let migrated_plugins = snapshot.csi_node(node_index).migrated_plugins.clone();
-    let Ok((volumes, reasons)) = volume_binding::find_pod_volumes(
-        &state,
-        &snapshot.storage,
-        &node,
-        migrated_plugins.as_deref(),
-    ) else {
+    let Ok((volumes, reasons)) = volume_binding::find_pod_volumes(&state, snapshot, node_index)
+    else {
         return;
     };
     if !status.is_success() || !reasons.is_empty() || volumes == Default::default() {

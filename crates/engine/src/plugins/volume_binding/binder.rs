@@ -12,6 +12,7 @@ use super::{
     ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT, ERR_REASON_NOT_ENOUGH_SPACE,
     ERR_REASON_PV_NOT_EXIST,
 };
+use crate::framework::Snapshot;
 use crate::model::csi_translation::volume_binding_translates;
 use crate::model::storage::check_node_affinity;
 use crate::model::{
@@ -42,14 +43,16 @@ pub struct DynamicProvision<'a> {
 
 /// `FindPodVolumes`: the bindings on `node` and the reasons it fails, in upstream's order
 /// (node affinity of bound volumes, nothing to bind, not enough storage, missing volumes).
-/// `migrated_plugins` are those the node's CSINode lists (`None`: no such annotation).
+/// The node is `snapshot`'s at `node_index`, its CSINode read from the snapshot's memo.
 /// `Err` is an error status (a claim without a class, a missing class).
 pub fn find_pod_volumes<'c, 'v>(
     state: &'c PreFilterState,
-    storage: &'v Storage,
-    node: &Node,
-    migrated_plugins: Option<&[String]>,
+    snapshot: &'v Snapshot,
+    node_index: usize,
 ) -> Result<(PodVolumes<'c, 'v>, Vec<&'static str>), String> {
+    let storage = &*snapshot.storage;
+    let node = &*snapshot.nodes[node_index].node;
+    let migrated_plugins = snapshot.csi_node(node_index).migrated_plugins.as_deref();
     let mut volumes = PodVolumes::default();
     let mut bound_satisfied = true;
     let mut unbound_satisfied = true;

@@ -135,14 +135,7 @@ pub fn pre_filter(pod: &PodInfo, snapshot: &Snapshot) -> (Status, Option<PreFilt
 /// `Filter`: `FindPodVolumes` on the node at `node_index`; its reasons, all at once, are
 /// unresolvable.
 pub fn filter(state: &PreFilterState, snapshot: &Snapshot, node_index: usize) -> Status {
-    let csi = snapshot.csi_node(node_index);
-    let node = &snapshot.nodes[node_index].node;
-    match find_pod_volumes(
-        state,
-        &snapshot.storage,
-        node,
-        csi.migrated_plugins.as_deref(),
-    ) {
+    match find_pod_volumes(state, snapshot, node_index) {
         Err(message) => Status::new(Code::Error, message),
         Ok((_, reasons)) if reasons.is_empty() => Status::success(),
         Ok((_, reasons)) => Status::with_reasons(

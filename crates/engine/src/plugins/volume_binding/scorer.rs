@@ -26,14 +26,7 @@ pub fn score(state: Option<&PreFilterState>, snapshot: &Snapshot, node_index: us
     let Some(state) = state else {
         return 0;
     };
-    let csi = snapshot.csi_node(node_index);
-    let node = &snapshot.nodes[node_index].node;
-    let found = find_pod_volumes(
-        state,
-        &snapshot.storage,
-        node,
-        csi.migrated_plugins.as_deref(),
-    );
+    let found = find_pod_volumes(state, snapshot, node_index);
     let Ok((volumes, reasons)) = found else {
         return 0;
     };
